@@ -1,0 +1,165 @@
+"""Actions: what a seat does, as a value with the record's text form (``"2 est 4"``, ``"1 play QH"``).
+
+Actions are interned: parsing the same text twice, or generating the same legal action twice, gives the
+same object, so legal-action lists are cheap to build and ``in`` tests are identity-fast.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+from .cards import Card, Trump, card_from_text
+from .errors import InvalidActionError
+
+
+class Verb(enum.StrEnum):
+    DASHCALL = "dashcall"
+    NODASH = "nodash"
+    CALL = "call"
+    PASS = "pass"
+    EST = "est"
+    PLAY = "play"
+    # egyptian
+    DASH = "dash"
+    BID = "bid"
+    WITH = "with"
+    DECLARE = "declare"
+
+
+#: Verbs whose argument is a contract: a number 4..13 and a trump written together (``7S``, ``10NT``).
+CONTRACT_VERBS: Final = frozenset({Verb.CALL, Verb.BID, Verb.DECLARE})
+BARE_VERBS: Final = frozenset({Verb.DASHCALL, Verb.NODASH, Verb.PASS, Verb.DASH, Verb.WITH})
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One seat's move. ``number``/``trump`` carry calls, bids and estimates; ``card`` a play."""
+
+    seat: int
+    verb: Verb
+    number: int | None = None
+    trump: Trump | None = None
+    card: Card | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Action.parse({self.text!r})"
+
+    @property
+    def text(self) -> str:
+        verb = self.verb
+        if verb in BARE_VERBS:
+            return f"{self.seat} {verb}"
+        if verb is Verb.PLAY:
+            return f"{self.seat} play {self.card}"
+        if verb is Verb.EST:
+            if self.trump is None:
+                return f"{self.seat} est {self.number}"
+            return f"{self.seat} est {self.number} {self.trump}"
+        return f"{self.seat} {verb} {self.number}{self.trump}"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read the record syntax; raises :class:`InvalidActionError` saying what is malformed."""
+        cached = _INTERNED.get(text)
+        if cached is not None:
+            return cached
+        action = _parse(text)
+        return _intern(action)
+
+    # Constructors that return interned instances: the hot paths use these.
+    @staticmethod
+    def play(seat: int, card: Card) -> Action:
+        return _PLAY[seat][card]
+
+    @staticmethod
+    def est(seat: int, number: int, trump: Trump | None = None) -> Action:
+        return _intern(Action(seat, Verb.EST, number, trump))
+
+    @staticmethod
+    def bare(seat: int, verb: Verb) -> Action:
+        return _intern(Action(seat, verb))
+
+    @staticmethod
+    def contract(seat: int, verb: Verb, number: int, trump: Trump) -> Action:
+        return _intern(Action(seat, verb, number, trump))
+
+
+_INTERNED: dict[str, Action] = {}
+_BY_VALUE: dict[Action, Action] = {}
+
+
+def _intern(action: Action) -> Action:
+    found = _BY_VALUE.get(action)
+    if found is None:
+        _BY_VALUE[action] = action
+        _INTERNED[action.text] = action
+        found = action
+    return found
+
+
+def _parse(text: str) -> Action:
+    if not isinstance(text, str):
+        raise InvalidActionError(f"an action is a string, not {type(text).__name__}")
+    parts = text.split()
+    if len(parts) < 2:
+        raise InvalidActionError(f"not an action: {text!r} (expected 'SEAT VERB [ARG]')")
+    seat_text, verb_text, *args = parts
+    if seat_text not in ("0", "1", "2", "3"):
+        raise InvalidActionError(f"not a seat: {seat_text!r} (seats are 0-3)")
+    seat = int(seat_text)
+    try:
+        verb = Verb(verb_text)
+    except ValueError:
+        raise InvalidActionError(f"unknown verb {verb_text!r}") from None
+    if verb in BARE_VERBS:
+        if args:
+            raise InvalidActionError(f"{verb} takes no argument")
+        return Action(seat, verb)
+    if verb is Verb.PLAY:
+        if len(args) != 1:
+            raise InvalidActionError("play takes one card, e.g. 'play QH'")
+        try:
+            return Action(seat, verb, card=card_from_text(args[0]))
+        except ValueError as exc:
+            raise InvalidActionError(str(exc)) from None
+    if verb is Verb.EST:
+        if not 1 <= len(args) <= 2 or not args[0].isdigit():
+            raise InvalidActionError("est takes a number and an optional trump, e.g. 'est 4' or 'est 9 H'")
+        number = int(args[0])
+        if number > 13:
+            raise InvalidActionError(f"an estimate is 0-13, not {number}")
+        trump = None
+        if len(args) == 2:
+            try:
+                trump = Trump.parse(args[1])
+            except ValueError as exc:
+                raise InvalidActionError(str(exc)) from None
+        return Action(seat, verb, number, trump)
+    # contract verbs
+    if len(args) != 1:
+        raise InvalidActionError(f"{verb} takes one contract, e.g. '{verb} 7S' or '{verb} 4NT'")
+    number, trump = parse_contract(args[0])
+    return Action(seat, verb, number, trump)
+
+
+def parse_contract(text: str) -> tuple[int, Trump]:
+    """Read ``7S`` / ``10NT`` into (number, trump); numbers outside 4..13 are refused here."""
+    digits = len(text) - len(text.lstrip("0123456789"))
+    if digits == 0:
+        raise InvalidActionError(f"not a contract: {text!r} (expected a number and a trump, e.g. 7S)")
+    number = int(text[:digits])
+    try:
+        trump = Trump.parse(text[digits:])
+    except ValueError as exc:
+        raise InvalidActionError(str(exc)) from None
+    if not 4 <= number <= 13:
+        raise InvalidActionError(f"a contract is 4-13 tricks, not {number}")
+    return number, trump
+
+
+_PLAY: Final = [[_intern(Action(s, Verb.PLAY, card=Card(c))) for c in range(52)] for s in range(4)]

@@ -1,0 +1,163 @@
+"""The `estimation` command: replay and check records, score a round played with real cards."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .calculator import CalculatorError, score_typed_round
+from .errors import RecordError
+from .record import load_record, replay_summary
+from .rulesets import RULESETS
+from .scoring import SeatScore
+
+app = typer.Typer(
+    help="Estimation: the four-player trick-taking card game.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def main() -> None:
+    app()
+
+
+def _read_record(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(0, 0, "", f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(0, 0, "", "the file is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(0, 0, "", f"not valid JSON: {exc}") from None
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="An estimation-record/1 JSON file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the RECORD.md JSON summary.")] = False,
+) -> None:
+    """Check every action of a record against the rules and print the result."""
+    try:
+        game = load_record(_read_record(file))
+    except RecordError as exc:
+        print(exc.line, file=sys.stderr)
+        raise typer.Exit(1) from None
+    summary = replay_summary(game)
+    if as_json:
+        for r in summary["rounds"]:
+            r.pop("breakdown", None)
+        print(json.dumps(summary))
+        return
+    _print_score_sheet(game.players, summary)
+
+
+def _print_score_sheet(players: tuple[str, ...], summary: dict[str, Any]) -> None:
+    console = Console()
+    table = Table(title="Score sheet", show_lines=False)
+    table.add_column("Round", justify="right")
+    table.add_column("Kind")
+    table.add_column("Trump")
+    table.add_column("x", justify="right")
+    for name in players:
+        table.add_column(name, justify="right")
+    running = [0, 0, 0, 0]
+    for r in summary["rounds"]:
+        cells = []
+        for s in range(4):
+            running[s] += r["scores"][s]
+            mark = "*" if r["caller"] == s else ""
+            made = "" if r["made"][s] else " x"
+            cells.append(f"{mark}{r['estimates'][s]}/{r['tricks'][s]}{made}  {r['scores'][s]:+d} = "
+                         f"{running[s]}")
+        kind = r["kind"] + (" (Sa'aydeh)" if r["saaydeh"] else "")
+        table.add_row(str(r["round"]), kind, r["trump"], str(r["multiplier"]), *cells)
+    console.print(table)
+    places = summary["places"]
+    standings = sorted(range(4), key=lambda s: places[s])
+    console.print("Final standings:" if summary["complete"] else "Standings so far (game in progress):")
+    for s in standings:
+        console.print(f"  {places[s]}. {players[s]}  {summary['totals'][s]}")
+    console.print("Cells: estimate/tricks (x = missed), round score = running total; * the Caller.")
+
+
+def _parse_pairs(text: str, what: str) -> list[tuple[int, int]]:
+    pairs = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        seat_text, sep, value = item.partition(":")
+        if not sep or not seat_text.isdigit() or not value.isdigit():
+            raise CalculatorError(f"{what}: write SEAT:NUMBER pairs, e.g. 2:3,3:1 (got {item!r})")
+        if int(seat_text) > 3:
+            raise CalculatorError(f"{what}: seats are 0-3, not {seat_text}")
+        pairs.append((int(seat_text), int(value)))
+    return pairs
+
+
+def _parse_ints(text: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in text.replace(",", " ").split()]
+    except ValueError:
+        raise CalculatorError(f"{what}: write numbers separated by commas, e.g. 1,7,4,1") from None
+
+
+@app.command()
+def score(
+    estimates: Annotated[str, typer.Option(
+        help="SEAT:EST in the order they were made, e.g. '2:2,3:1' (call round: not the Caller "
+             "nor Dash Callers; fixed round: all four).")],
+    tricks: Annotated[str, typer.Option(help="Tricks taken by seats 0,1,2,3, e.g. '1,7,4,1'.")],
+    call: Annotated[str | None, typer.Option(
+        help="The Call in a call round as SEAT:NUMBER, e.g. '1:7'. Leave out for a fixed round.")] = None,
+    dash_call: Annotated[list[int] | None, typer.Option(
+        "--dash-call", help="A seat that Dash Called (repeat for two).")] = None,
+    fixed: Annotated[bool, typer.Option("--fixed", help="A fixed round (no Call).")] = False,
+    multiplier: Annotated[int, typer.Option(help="The round's multiplier: 1, 2 or 4.")] = 1,
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Score one round played with real cards, with each seat's breakdown."""
+    try:
+        caller = None
+        if call is not None:
+            pairs = _parse_pairs(call, "--call")
+            if len(pairs) != 1:
+                raise CalculatorError("--call is one SEAT:NUMBER, e.g. 1:7")
+            caller = pairs[0]
+        if fixed == (caller is not None):
+            raise CalculatorError("give --call SEAT:NUMBER for a call round, or --fixed for a fixed round")
+        result = score_typed_round(
+            ruleset=ruleset, kind="fixed" if fixed else "call",
+            estimates=_parse_pairs(estimates, "--estimates"), tricks=_parse_ints(tricks, "--tricks"),
+            caller=caller, dash_calls=dash_call or [], multiplier=multiplier)
+    except (CalculatorError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    if as_json:
+        print(json.dumps([s.to_dict() for s in result]))
+        return
+    _print_breakdown(result)
+
+
+def _print_breakdown(result: tuple[SeatScore, ...]) -> None:
+    table = Table(title="Round score")
+    for col in ("Seat", "Role", "Est", "Won", "Made", "Base", "C/W", "Only", "Risk",
+                "DCall", "Dash", "Sum", "x", "Score"):
+        table.add_column(col, justify="left" if col in ("Role", "Made") else "right")
+    for s in result:
+        table.add_row(str(s.seat), s.role, str(s.estimate), str(s.tricks), "yes" if s.made else "no",
+                      *(f"{v:+d}" for v in (s.base, s.caller_with, s.only, s.risk, s.dash_call,
+                                            s.dash, s.subtotal)),
+                      str(s.multiplier), f"{s.score:+d}")
+    Console().print(table)
+    Console().print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
+                    "(classic, Under); Sum x multiplier = Score.")

@@ -1,0 +1,286 @@
+"""The round engine every ruleset shares: deals, trick play, markers, scoring bookkeeping, multiplier.
+
+A :class:`Game` is a state machine driven by :meth:`Game.apply`. The checked path validates against the
+legal-action list (one source of truth for legality) and only then mutates, so an illegal action leaves the
+game exactly as it was. :meth:`Game.apply_unchecked` skips the check for simulations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import Action, Verb
+from .cards import SUIT_BITS, Card, Trump, cards_of, hand_text
+from .dealing import deal_hands, first_dealer, fresh_seed
+from .errors import GameOverError, IllegalActionError, InvalidActionError
+from .results import RoundResult, build_result, placements
+from .rulesets.base import Phase, RoundSpec, Ruleset
+
+
+class Game:
+    """One match of one ruleset and length. Attributes are public for bots and views; treat as read-only."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        length: str | None = None,
+        seed: int | str | None = None,
+        players: list[str] | tuple[str, ...] | None = None,
+        first_dealer_seat: int | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.length = length or ruleset.default_length
+        if self.length not in ruleset.lengths:
+            known = ", ".join(ruleset.lengths)
+            raise ValueError(f"unknown length {self.length!r} for {ruleset.name} (known: {known})")
+        self.schedule: tuple[RoundSpec, ...] = ruleset.lengths[self.length]
+        self.seed: int | str = fresh_seed() if seed is None else seed
+        if players is None:
+            players = [f"Seat {i}" for i in range(4)]
+        if len(players) != 4:
+            raise ValueError(f"Estimation seats four players, not {len(players)}")
+        self.players: tuple[str, ...] = tuple(players)
+        self.first_dealer = first_dealer(self.seed) if first_dealer_seat is None else first_dealer_seat
+        self.totals_list = [0, 0, 0, 0]
+        self.multiplier = 1
+        self.round_results: list[RoundResult] = []
+        self.deal_log: list[tuple[int, int, tuple[int, ...], list[Action]]] = []
+        self.ended: dict[str, Any] | None = None
+        self.round_no = 1
+        self.deal_no = 0
+        self._legal: tuple[Action, ...] | None = None
+        self._start_deal()
+
+    # --- deal lifecycle ---------------------------------------------------------------------------
+    @property
+    def spec(self) -> RoundSpec:
+        return self.schedule[self.round_no - 1]
+
+    @property
+    def dealer(self) -> int:
+        return (self.first_dealer + self.round_no - 1) % 4
+
+    def _start_deal(self) -> None:
+        self.dealt: tuple[int, ...] = deal_hands(self.seed, self.round_no, self.deal_no)
+        self.hands = list(self.dealt)
+        self.actions: list[Action] = []
+        self.phase = Phase.ESTIMATE
+        self.turn: int | None = None
+        self.kind = self.spec.kind
+        self.trump: Trump = self.spec.trump if self.spec.trump is not None else Trump.NT
+        # declarations (rulesets fill what they use)
+        self.dash_seats: list[int] = []
+        self.asked = 0
+        self.in_auction = [False, False, False, False]
+        self.standing: tuple[int, Trump, int] | None = None  # number, trump, seat
+        self.with_seats: list[int] = []
+        self.declared: tuple[int, Trump] | None = None
+        self.caller: int | None = None
+        self.estimates: list[int | None] = [None, None, None, None]
+        self.est_order: tuple[int, ...] = ()
+        self.est_pos = 0
+        self.super_call: tuple[int, int, Trump] | None = None  # number, seat, trump
+        # play
+        self.leader = 0
+        self.trick: list[int] = []
+        self.tricks_won = [0, 0, 0, 0]
+        self.trick_log: list[tuple[int, tuple[int, ...], int]] = []
+        self.avoid = [0, 0, 0, 0]
+        self._legal = None
+        self.ruleset.begin_deal(self)
+
+    def replace_hands(self, hands: tuple[int, ...]) -> None:
+        """Use these hands for the deal just started (a record's deal) instead of the seeded ones."""
+        if self.actions:
+            raise IllegalActionError("hands can only be replaced before the deal's first action")
+        self.dealt = tuple(hands)
+        self.hands = list(hands)
+        self._legal = None
+
+    def end_deal_without_play(self) -> None:
+        """An auction nobody called: log the deal and redeal with the same dealer."""
+        self.deal_log.append((self.round_no, self.dealer, self.dealt, self.actions))
+        self.deal_no += 1
+        self._start_deal()
+
+    def start_play(self, leader: int) -> None:
+        self.phase = Phase.PLAY
+        self.leader = leader
+        self.turn = leader
+
+    # --- public API -------------------------------------------------------------------------------
+    @property
+    def to_move(self) -> int | None:
+        return None if self.phase is Phase.OVER else self.turn
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(self.totals_list)
+
+    @property
+    def places(self) -> list[int]:
+        leaver = self.ended["seat"] if self.ended else None
+        return placements(self.totals_list, leaver)
+
+    @property
+    def rounds(self) -> int:
+        return len(self.schedule)
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Every legal action now, as interned :class:`Action` values (empty when the game is over)."""
+        legal = self._legal
+        if legal is None:
+            if self.phase is Phase.OVER:
+                legal = ()
+            elif self.phase is Phase.PLAY:
+                seat = self.turn
+                assert seat is not None
+                legal = tuple(Action.play(seat, c) for c in cards_of(self._playable(seat)))
+            else:
+                legal = tuple(self.ruleset.legal_declarations(self))
+            self._legal = legal
+        return legal
+
+    def apply(self, action: Action | str) -> None:
+        """Check and apply; raises :class:`IllegalActionError` (or :class:`InvalidActionError`)."""
+        if isinstance(action, str):
+            action = Action.parse(action)
+        elif not isinstance(action, Action):
+            raise InvalidActionError(f"not an action: {action!r}")
+        if action not in self.legal_actions():
+            raise self._illegal(action)
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply without checking: the fast path for simulations that only ever pick legal actions."""
+        self._legal = None
+        self.actions.append(action)
+        if action.verb is Verb.PLAY:
+            assert action.card is not None
+            self._play(action.seat, action.card)
+        else:
+            self.ruleset.apply_declaration(self, action)
+
+    def end_match_left(self, seat: int) -> None:
+        """A player left a ruleset where that ends the match: standings decide, the leaver cannot win."""
+        if not self.ruleset.leaver_ends_match:
+            raise IllegalActionError(f"in {self.ruleset.name} a player who leaves is replaced, "
+                                     "the match does not end")
+        if self.is_over:
+            raise GameOverError("the game is over")
+        if seat not in (0, 1, 2, 3):
+            raise IllegalActionError(f"not a seat: {seat!r}")
+        self.ended = {"reason": "left", "seat": seat}
+        self.phase = Phase.OVER
+        self.turn = None
+        self._legal = ()
+
+    def clone(self) -> Game:
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        for name in ("totals_list", "round_results", "deal_log", "hands", "actions", "dash_seats",
+                     "in_auction", "with_seats", "estimates", "trick", "tricks_won", "trick_log",
+                     "avoid"):
+            setattr(other, name, list(getattr(self, name)))
+        return other
+
+    # --- play --------------------------------------------------------------------------------------
+    def _playable(self, seat: int) -> int:
+        hand = self.hands[seat]
+        if self.trick:
+            follow = hand & SUIT_BITS[self.trick[0] // 13]
+            if follow:
+                return follow
+        return hand
+
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat] ^= 1 << card
+        trick = self.trick
+        if trick:
+            led = trick[0] // 13
+            if card // 13 != led:
+                self.avoid[seat] |= 1 << led
+        trick.append(card)
+        if len(trick) < 4:
+            self.turn = (seat + 1) & 3
+            return
+        trump = int(self.trump)
+        best = trick[0]
+        best_i = 0
+        for i in (1, 2, 3):
+            c = trick[i]
+            if c // 13 == best // 13:
+                if c > best:
+                    best, best_i = c, i
+            elif c // 13 == trump:
+                best, best_i = c, i
+        winner = (self.leader + best_i) & 3
+        self.tricks_won[winner] += 1
+        self.trick_log.append((self.leader, tuple(trick), winner))
+        self.trick = []
+        self.leader = winner
+        self.turn = winner
+        if len(self.trick_log) == 13:
+            self._finish_round()
+
+    def _finish_round(self) -> None:
+        facts = self.ruleset.facts(self)
+        result = build_result(self, facts)
+        self.round_results.append(result)
+        for seat in range(4):
+            self.totals_list[seat] += result.scores[seat]
+        if self.ruleset.saaydeh:
+            self.multiplier = min(self.multiplier * 2, 4) if result.saaydeh else 1
+        self.deal_log.append((self.round_no, self.dealer, self.dealt, self.actions))
+        if self.round_no == len(self.schedule):
+            self.phase = Phase.OVER
+            self.turn = None
+            self._legal = ()
+            return
+        self.round_no += 1
+        self.deal_no = 0
+        self._start_deal()
+
+    # --- errors -------------------------------------------------------------------------------------
+    def _illegal(self, action: Action) -> IllegalActionError:
+        if self.phase is Phase.OVER:
+            return GameOverError("the game is over")
+        if action.seat != self.turn:
+            return IllegalActionError(f"it is seat {self.turn}'s turn, not seat {action.seat}'s")
+        if self.phase is Phase.PLAY:
+            if action.verb is not Verb.PLAY:
+                return IllegalActionError(f"the cards are being played: {action.verb} is not allowed now")
+            assert action.card is not None
+            if not self.hands[action.seat] >> action.card & 1:
+                return IllegalActionError(f"seat {action.seat} does not hold {action.card}")
+            led = Trump(self.trick[0] // 13)
+            return IllegalActionError(f"seat {action.seat} must follow {led.word}")
+        if action.verb is Verb.PLAY:
+            return IllegalActionError(f"no card may be played before the {self.phase} phase ends")
+        return IllegalActionError(self.ruleset.explain_illegal(self, action))
+
+    # --- output ---------------------------------------------------------------------------------------
+    def view(self, seat: int | None) -> dict[str, Any]:
+        from .views import seat_view
+
+        return seat_view(self, seat)
+
+    def record(self, include_seed: bool = False) -> dict[str, Any]:
+        from .record import write_record
+
+        return write_record(self, include_seed=include_seed)
+
+    def play_state(self) -> Any:
+        from .fast import PlayState
+
+        return PlayState.from_game(self)
+
+    def hand(self, seat: int) -> list[Card]:
+        return list(cards_of(self.hands[seat]))
+
+    def hand_text(self, seat: int) -> str:
+        return hand_text(self.hands[seat])

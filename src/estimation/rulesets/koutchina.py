@@ -1,0 +1,273 @@
+"""The `koutchina` ruleset (seeds 000 and 004, RULES.md koutchina rulings 1-11).
+
+Declarations: Dash Call offer, auction (``call`` / ``pass``), estimates; fixed rounds with Super Calls;
+three failed auctions make the fourth deal a fixed NT round. Scoring: 10 + tricks, ±10 Caller/With,
+±10 only winner/loser, ±10 per Risk level, Dash Call ±25 Over / ±33 Under.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Final
+
+from ..actions import Action, Verb
+from ..cards import FIXED_TRUMPS, Trump
+from ..scoring import RoundFacts, SeatScore, census
+from .base import Phase, RoundSpec, Ruleset
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+#: Every call 4C..13NT in ascending order; a call's rank is ``number * 5 + trump``.
+ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
+FAILED_AUCTIONS_BEFORE_FIXED: Final = 3
+
+
+def contract_rank(number: int, trump: Trump) -> int:
+    return number * 5 + int(trump)
+
+
+def fixed_rounds() -> tuple[RoundSpec, ...]:
+    return tuple(RoundSpec("fixed", t) for t in FIXED_TRUMPS)
+
+
+def call_rounds(n: int) -> tuple[RoundSpec, ...]:
+    return tuple(RoundSpec("call") for _ in range(n))
+
+
+class Koutchina(Ruleset):
+    """The default ruleset. :class:`~estimation.rulesets.classic.Classic` reuses its declarations."""
+
+    name: ClassVar[str] = "koutchina"
+    lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
+        "micro": fixed_rounds(),
+        "mini": call_rounds(5) + fixed_rounds(),
+        "full": call_rounds(13) + fixed_rounds(),
+    }
+    default_length: ClassVar[str] = "micro"
+    verbs: ClassVar[frozenset[Verb]] = frozenset(
+        {Verb.DASHCALL, Verb.NODASH, Verb.CALL, Verb.PASS, Verb.EST, Verb.PLAY}
+    )
+    max_dash_calls: ClassVar[int] = 2
+    super_call_min: ClassVar[int] = 8
+
+    # --- phases -------------------------------------------------------------------------------------
+    def begin_deal(self, game: Game) -> None:
+        if game.kind == "call" and game.deal_no >= FAILED_AUCTIONS_BEFORE_FIXED:
+            game.kind = "fixed"
+            game.trump = Trump.NT
+        if game.kind == "call":
+            game.phase = Phase.DASH
+            game.turn = (game.dealer + 1) & 3
+        else:
+            first = game.dealer + 1
+            self._begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
+
+    def _begin_estimates(self, game: Game, order: tuple[int, ...]) -> None:
+        game.phase = Phase.ESTIMATE
+        game.est_order = order
+        game.est_pos = 0
+        game.turn = order[0]
+
+    def _begin_auction(self, game: Game) -> None:
+        game.phase = Phase.AUCTION
+        game.in_auction = [s not in game.dash_seats for s in range(4)]
+        game.turn = self._next_bidder(game, game.dealer)
+
+    @staticmethod
+    def _next_bidder(game: Game, after: int) -> int | None:
+        owner = game.standing[2] if game.standing else None
+        for i in range(1, 5):
+            s = (after + i) & 3
+            if game.in_auction[s] and s != owner:
+                return s
+        return None
+
+    def _max_estimate(self, game: Game) -> int:
+        return game.standing[0] if game.kind == "call" and game.standing else 13
+
+    def _zeros(self, game: Game) -> int:
+        return len(game.dash_seats) + sum(
+            1 for s in game.est_order[: game.est_pos] if game.estimates[s] == 0
+        )
+
+    def legal_declarations(self, game: Game) -> list[Action]:
+        seat = game.turn
+        assert seat is not None
+        if game.phase is Phase.DASH:
+            return [Action.bare(seat, Verb.DASHCALL), Action.bare(seat, Verb.NODASH)]
+        if game.phase is Phase.AUCTION:
+            floor = contract_rank(*game.standing[:2]) if game.standing else -1
+            out = [Action.bare(seat, Verb.PASS)]
+            out.extend(
+                Action.contract(seat, Verb.CALL, n, t)
+                for n, t in ALL_CONTRACTS
+                if contract_rank(n, t) > floor
+            )
+            return out
+        return self._legal_estimates(game, seat)
+
+    def _legal_estimates(self, game: Game, seat: int) -> list[Action]:
+        top = self._max_estimate(game)
+        low = 0 if self._zeros(game) < self.max_dash_calls else 1
+        forbidden = -1
+        if game.est_pos == len(game.est_order) - 1:
+            forbidden = 13 - sum(e for e in game.estimates if e is not None)
+        super_calls = game.kind == "fixed"
+        out: list[Action] = []
+        for n in range(low, top + 1):
+            if n == forbidden:
+                continue
+            out.append(Action.est(seat, n))
+            if super_calls and n >= self.super_call_min:
+                out.extend(Action.est(seat, n, t) for t in FIXED_TRUMPS)
+        return out
+
+    def apply_declaration(self, game: Game, action: Action) -> None:
+        verb = action.verb
+        seat = action.seat
+        if verb is Verb.EST:
+            assert action.number is not None
+            game.estimates[seat] = action.number
+            if action.trump is not None and (
+                game.super_call is None or action.number > game.super_call[0]
+            ):
+                game.super_call = (action.number, seat, action.trump)
+            game.est_pos += 1
+            if game.est_pos < len(game.est_order):
+                game.turn = game.est_order[game.est_pos]
+            else:
+                self._end_estimates(game)
+        elif verb is Verb.DASHCALL or verb is Verb.NODASH:
+            if verb is Verb.DASHCALL:
+                game.dash_seats.append(seat)
+            game.asked += 1
+            if game.asked == 4 or len(game.dash_seats) == self.max_dash_calls:
+                self._begin_auction(game)
+            else:
+                game.turn = (game.dealer + 1 + game.asked) & 3
+        elif verb is Verb.CALL:
+            assert action.number is not None and action.trump is not None
+            game.standing = (action.number, action.trump, seat)
+            self._after_bid(game, seat)
+        elif verb is Verb.PASS:
+            game.in_auction[seat] = False
+            self._after_bid(game, seat)
+        else:  # pragma: no cover - legality is checked before
+            raise AssertionError(f"not a {self.name} declaration: {action}")
+
+    def _after_bid(self, game: Game, seat: int) -> None:
+        nxt = self._next_bidder(game, seat)
+        if nxt is not None:
+            game.turn = nxt
+            return
+        if game.standing is None:
+            game.end_deal_without_play()
+            return
+        number, trump, caller = game.standing
+        game.caller = caller
+        game.trump = trump
+        game.estimates[caller] = number
+        for s in game.dash_seats:
+            game.estimates[s] = 0
+        order = tuple(
+            s
+            for s in ((caller + i) & 3 for i in range(1, 4))
+            if s not in game.dash_seats
+        )
+        self._begin_estimates(game, order)
+
+    def _end_estimates(self, game: Game) -> None:
+        if game.kind == "fixed":
+            best = max(game.estimates[s] or 0 for s in game.est_order)
+            game.caller = next(s for s in game.est_order if game.estimates[s] == best)
+            if game.super_call is not None:
+                game.trump = game.super_call[2]
+        assert game.caller is not None
+        game.start_play(game.caller)
+
+    # --- diagnosis ------------------------------------------------------------------------------------
+    def explain_illegal(self, game: Game, action: Action) -> str:
+        verb = action.verb
+        if verb not in self.verbs:
+            return f"'{verb}' is not a {self.name} action"
+        phase = game.phase
+        if phase is Phase.DASH:
+            return "the Dash Call is being offered: dashcall or nodash"
+        if phase is Phase.AUCTION:
+            if verb is Verb.CALL and game.standing is not None:
+                n, t, _ = game.standing
+                return f"{action.number}{action.trump} does not beat the standing call {n}{t}"
+            if verb in (Verb.DASHCALL, Verb.NODASH):
+                return "the Dash Call offer is over: the auction is on"
+            return "in the auction a seat calls or passes"
+        # estimates
+        if verb is Verb.DASHCALL or verb is Verb.NODASH:
+            if game.kind == "fixed":
+                return "there is no Dash Call in a fixed round"
+            return "the Dash Call offer is over"
+        if verb is not Verb.EST:
+            return "estimates are being made: est N"
+        assert action.number is not None
+        top = self._max_estimate(game)
+        if action.number > top:
+            return f"an estimate in this round is at most {top} (the Call's number)"
+        if action.trump is not None:
+            if game.kind != "fixed":
+                return "a Super Call (naming a trump) is made only in a fixed round"
+            return f"a Super Call needs an estimate of {self.super_call_min} or more"
+        if action.number == 0 and self._zeros(game) >= self.max_dash_calls:
+            return "at most two seats may be on zero (Dash Calls and Dashes together)"
+        return "the last estimate may not bring the total to exactly 13"
+
+    # --- scoring ---------------------------------------------------------------------------------------
+    def facts(self, game: Game) -> RoundFacts:
+        estimates = tuple(e or 0 for e in game.estimates)
+        caller = game.caller
+        assert caller is not None
+        withs = frozenset(
+            s
+            for s in game.est_order
+            if s != caller and estimates[s] == estimates[caller]
+        )
+        return RoundFacts(
+            kind=game.kind,
+            estimates=estimates,
+            tricks=tuple(game.tricks_won),
+            order=game.est_order,
+            caller=caller,
+            dash_calls=frozenset(game.dash_seats),
+            multiplier=game.multiplier,
+            with_seats=withs,
+        )
+
+    def risk_level(self, facts: RoundFacts) -> int:
+        d = abs(facts.total - 13)
+        return 0 if d <= 1 else 1 if d <= 3 else 2 if d <= 5 else 3
+
+    def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]:
+        only_maker, only_misser = census(facts)
+        level = self.risk_level(facts)
+        last = facts.last_estimator
+        out = []
+        for seat in range(4):
+            est, tricks = facts.estimates[seat], facts.tricks[seat]
+            made = est == tricks
+            sign = 1 if made else -1
+            only = 10 if seat == only_maker else -10 if seat == only_misser else 0
+            if seat in facts.dash_calls:
+                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
+                                     dash_call=sign * (25 if facts.over else 33),
+                                     multiplier=facts.multiplier))
+                continue
+            is_caller = seat == facts.caller
+            role = "caller" if is_caller else "with" if seat in facts.with_seats else (
+                "dash" if est == 0 else "regular")
+            out.append(SeatScore(
+                seat, role, est, tricks, made,
+                base=10 + tricks if made else -abs(tricks - est),
+                caller_with=sign * 10 if role in ("caller", "with") else 0,
+                only=only,
+                risk=sign * 10 * level if seat == last else 0,
+                multiplier=facts.multiplier,
+            ))
+        return tuple(out)

@@ -1,0 +1,86 @@
+"""What a finished round hands to a ruleset's scorer, and the per-seat breakdown it gets back.
+
+The breakdown exists so that a UI (or `estimation score`) can explain every point: each field is one line
+of the score sheet, and ``subtotal * multiplier == score``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFacts:
+    """Everything scoring depends on; nothing about the cards themselves.
+
+    ``estimates`` are by seat (a Dash Call or an egyptian Dash counts 0). ``order`` is the seats that
+    estimated by an action, in the order they did, so its last entry is the Risk bearer.
+    """
+
+    kind: str
+    estimates: tuple[int, ...]
+    tricks: tuple[int, ...]
+    order: tuple[int, ...]
+    caller: int | None = None
+    dash_calls: frozenset[int] = field(default_factory=frozenset)
+    multiplier: int = 1
+    with_seats: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def total(self) -> int:
+        return sum(self.estimates)
+
+    @property
+    def over(self) -> bool:
+        return self.total > 13
+
+    @property
+    def last_estimator(self) -> int | None:
+        return self.order[-1] if self.order else None
+
+    def made(self, seat: int) -> bool:
+        return self.tricks[seat] == self.estimates[seat]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatScore:
+    """One seat's score sheet line. ``role`` is caller, with, dashcall, dash or regular."""
+
+    seat: int
+    role: str
+    estimate: int
+    tricks: int
+    made: bool
+    base: int = 0
+    caller_with: int = 0
+    only: int = 0
+    risk: int = 0
+    dash_call: int = 0
+    dash: int = 0
+    multiplier: int = 1
+
+    @property
+    def subtotal(self) -> int:
+        return self.base + self.caller_with + self.only + self.risk + self.dash_call + self.dash
+
+    @property
+    def score(self) -> int:
+        return self.subtotal * self.multiplier
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["subtotal"] = self.subtotal
+        out["score"] = self.score
+        return out
+
+
+def risk_distance(total: int) -> int:
+    return abs(total - 13)
+
+
+def census(facts: RoundFacts) -> tuple[int | None, int | None]:
+    """The only maker and the only misser, if there is one (a Dash Call counts like anyone)."""
+    made = [s for s in range(4) if facts.made(s)]
+    missed = [s for s in range(4) if not facts.made(s)]
+    return (made[0] if len(made) == 1 else None, missed[0] if len(missed) == 1 else None)

@@ -1,0 +1,77 @@
+"""The one place a game's state is redacted for a seat.
+
+A view holds the seat's own hand and every public fact; never another hand, never the seed, never the
+cards of a deal not yet played. Bots and clients get exactly this, so there is one thing to audit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .cards import SUITS, Card, cards_of
+from .rulesets.base import Phase
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
+    if seat is not None and seat not in (0, 1, 2, 3):
+        raise ValueError(f"not a seat: {seat!r}")
+    standing = game.standing
+    estimates = list(game.estimates)
+    markers = []
+    for s in range(4):
+        est = estimates[s]
+        markers.append({
+            "tricks": game.tricks_won[s],
+            "estimate": est,
+            "bust": est is not None and game.phase is Phase.PLAY and game.tricks_won[s] > est,
+            "avoid": [str(t) for t in SUITS if game.avoid[s] >> int(t) & 1],
+        })
+    trick_seats = [(game.leader + i) & 3 for i in range(len(game.trick))]
+    view: dict[str, Any] = {
+        "ruleset": game.ruleset.name,
+        "length": game.length,
+        "players": list(game.players),
+        "seat": seat,
+        "round": game.round_no,
+        "rounds": game.rounds,
+        "deal": game.deal_no + 1,
+        "dealer": game.dealer,
+        "kind": game.ruleset.round_kind(game) if not game.is_over else None,
+        "phase": str(game.phase),
+        "to_move": game.to_move,
+        "multiplier": game.multiplier,
+        "hand": None if seat is None else [str(c) for c in cards_of(game.hands[seat])],
+        "hand_sizes": [h.bit_count() for h in game.hands],
+        "actions": [a.text for a in game.actions],
+        "dash_seats": list(game.dash_seats),
+        "standing": None if standing is None else
+        {"number": standing[0], "trump": str(standing[1]), "seat": standing[2]},
+        "with_seats": list(game.with_seats),
+        "caller": game.caller,
+        "trump": str(game.trump) if _trump_known(game) else None,
+        "estimates": estimates,
+        "estimate_order": list(game.est_order),
+        "trick": [{"seat": s, "card": str(c)} for s, c in zip(trick_seats, game.trick, strict=True)],
+        "leader": game.leader if game.phase is Phase.PLAY else None,
+        "tricks": [
+            {"leader": lead, "cards": [str(Card(c)) for c in cards], "winner": w}
+            for lead, cards, w in game.trick_log
+        ],
+        "markers": markers,
+        "totals": list(game.totals),
+        "places": game.places,
+        "results": [r.to_dict() for r in game.round_results],
+        "over": game.is_over,
+        "ended": game.ended,
+        "legal": [a.text for a in game.legal_actions()]
+        if seat is not None and seat == game.to_move else [],
+    }
+    return view
+
+
+def _trump_known(game: Game) -> bool:
+    """In a call round the trump is unknown until the auction ends."""
+    return game.kind != "call" or game.caller is not None or game.phase is Phase.PLAY
