@@ -85,7 +85,7 @@ class Game(Protocol):
     def is_over(self) -> bool: ...
     @property
     def round_results(self) -> Sequence[object]: ...
-    def legal_actions(self) -> list[Any]: ...
+    def legal_actions(self) -> Sequence[Any]: ...
     def apply(self, action: Any) -> None: ...
     def play_state(self) -> PlayState: ...
 
@@ -375,9 +375,7 @@ LABELS: dict[str, str] = {
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--seconds", type=float, default=5.0, help="timed seconds per measurement")
-    p.add_argument(
-        "--warmup", type=float, default=None, help="warm-up seconds (default: min(1, seconds/5))"
-    )
+    p.add_argument("--warmup", type=float, default=None, help="warm-up seconds (default: min(1, seconds/5))")
     p.add_argument("--seed", type=int, default=0, help="seed for every random.Random")
     p.add_argument("--json", metavar="PATH", default=None, help="also write the numbers here")
     p.add_argument(
@@ -412,13 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             peer_params = dict(game.get_parameters())
             step = peer_round_step(game, random.Random(seed))
-            rates["1_peer_rounds"] = run_timed(
-                LABELS["1_peer_rounds"], "round", step, seconds, warmup
-            )
+            rates["1_peer_rounds"] = run_timed(LABELS["1_peer_rounds"], "round", step, seconds, warmup)
             step = peer_rollout_step(game, random.Random(seed + 1), PEER_POOL_SIZE)
-            rates["2_peer_rollouts"] = run_timed(
-                LABELS["2_peer_rollouts"], "rollout", step, seconds, warmup
-            )
+            rates["2_peer_rollouts"] = run_timed(LABELS["2_peer_rollouts"], "rollout", step, seconds, warmup)
     else:
         notes["1_peer_rounds"] = notes["2_peer_rollouts"] = "--no-peer"
 
@@ -429,13 +423,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             notes["3_ours_rounds"] = notes["4_ours_rollouts"] = f"estimation not usable: {exc}"
         else:
             step = ours_round_step(new_game, random.Random(seed + 2), seed)
-            rates["3_ours_rounds"] = run_timed(
-                LABELS["3_ours_rounds"], "round", step, seconds, warmup
-            )
+            rates["3_ours_rounds"] = run_timed(LABELS["3_ours_rounds"], "round", step, seconds, warmup)
             step = ours_rollout_step(new_game, random.Random(seed + 3), seed, OURS_POOL_SIZE)
-            rates["4_ours_rollouts"] = run_timed(
-                LABELS["4_ours_rollouts"], "rollout", step, seconds, warmup
-            )
+            rates["4_ours_rollouts"] = run_timed(LABELS["4_ours_rollouts"], "rollout", step, seconds, warmup)
     else:
         notes["3_ours_rounds"] = notes["4_ours_rollouts"] = "--no-ours"
 
@@ -455,12 +445,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ratios": {
                 "rounds_3_vs_1": ratio(rates["3_ours_rounds"], rates["1_peer_rounds"]),
                 "rollouts_4_vs_2": ratio(rates["4_ours_rollouts"], rates["2_peer_rollouts"]),
-                "rounds_per_trick_3_vs_1": trick_ratio(
-                    rates["3_ours_rounds"], rates["1_peer_rounds"]
-                ),
-                "rollouts_per_trick_4_vs_2": trick_ratio(
-                    rates["4_ours_rollouts"], rates["2_peer_rollouts"]
-                ),
+                "rounds_per_trick_3_vs_1": trick_ratio(rates["3_ours_rounds"], rates["1_peer_rounds"]),
+                "rollouts_per_trick_4_vs_2": trick_ratio(rates["4_ours_rollouts"], rates["2_peer_rollouts"]),
             },
         }
         with open(args.json, "w", encoding="utf-8") as fh:

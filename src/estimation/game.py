@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import Action, Verb
+from .actions import Action, Verb, play_actions
 from .cards import SUIT_BITS, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
@@ -139,7 +139,7 @@ class Game:
             elif self.phase is Phase.PLAY:
                 seat = self.turn
                 assert seat is not None
-                legal = tuple(Action.play(seat, c) for c in cards_of(self._playable(seat)))
+                legal = play_actions(seat, self._playable(seat))
             else:
                 legal = tuple(self.ruleset.legal_declarations(self))
             self._legal = legal
@@ -147,11 +147,28 @@ class Game:
 
     def apply(self, action: Action | str) -> None:
         """Check and apply; raises :class:`IllegalActionError` (or :class:`InvalidActionError`)."""
-        if isinstance(action, str):
-            action = Action.parse(action)
-        elif not isinstance(action, Action):
-            raise InvalidActionError(f"not an action: {action!r}")
-        if action not in self.legal_actions():
+        if type(action) is not Action:
+            if isinstance(action, str):
+                action = Action.parse(action)
+            elif not isinstance(action, Action):
+                raise InvalidActionError(f"not an action: {action!r}")
+        if self.phase is Phase.PLAY:
+            seat = self.turn
+            if action.verb is not Verb.PLAY or action.seat != seat:
+                raise self._illegal(action)
+            card: int = action.card  # type: ignore[assignment]
+            hand = self.hands[seat]  # type: ignore[index]
+            if not hand >> card & 1:
+                raise self._illegal(action)
+            trick = self.trick
+            if trick and card // 13 != trick[0] // 13 and hand & SUIT_BITS[trick[0] // 13]:
+                raise self._illegal(action)
+            self._legal = None
+            self.actions.append(action)
+            self._play(seat, card)  # type: ignore[arg-type]
+            return
+        if (self.phase is Phase.OVER or action.seat != self.turn
+                or not self.ruleset.is_legal(self, action)):
             raise self._illegal(action)
         self.apply_unchecked(action)
 

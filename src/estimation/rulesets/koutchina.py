@@ -26,6 +26,17 @@ def contract_rank(number: int, trump: Trump) -> int:
     return number * 5 + int(trump)
 
 
+#: Per seat, every call action in ascending order: legal calls are a slice past the standing call.
+CALL_ACTIONS: Final = tuple(
+    tuple(Action.contract(seat, Verb.CALL, n, t) for n, t in ALL_CONTRACTS) for seat in range(4)
+)
+LOWEST_RANK: Final = contract_rank(4, Trump.C)
+EST_ACTIONS: Final = tuple(tuple(Action.est(seat, n) for n in range(14)) for seat in range(4))
+SUPER_ACTIONS: Final = tuple(
+    tuple(tuple(Action.est(seat, n, t) for t in FIXED_TRUMPS) for n in range(14)) for seat in range(4)
+)
+
+
 def fixed_rounds() -> tuple[RoundSpec, ...]:
     return tuple(RoundSpec("fixed", t) for t in FIXED_TRUMPS)
 
@@ -96,15 +107,38 @@ class Koutchina(Ruleset):
         if game.phase is Phase.DASH:
             return [Action.bare(seat, Verb.DASHCALL), Action.bare(seat, Verb.NODASH)]
         if game.phase is Phase.AUCTION:
-            floor = contract_rank(*game.standing[:2]) if game.standing else -1
+            start = contract_rank(*game.standing[:2]) + 1 - LOWEST_RANK if game.standing else 0
             out = [Action.bare(seat, Verb.PASS)]
-            out.extend(
-                Action.contract(seat, Verb.CALL, n, t)
-                for n, t in ALL_CONTRACTS
-                if contract_rank(n, t) > floor
-            )
+            out.extend(CALL_ACTIONS[seat][start:])
             return out
         return self._legal_estimates(game, seat)
+
+    def is_legal(self, game: Game, action: Action) -> bool:
+        verb = action.verb
+        phase = game.phase
+        if phase is Phase.DASH:
+            return verb is Verb.DASHCALL or verb is Verb.NODASH
+        if phase is Phase.AUCTION:
+            if verb is Verb.PASS:
+                return True
+            if verb is not Verb.CALL:
+                return False
+            assert action.number is not None and action.trump is not None
+            return game.standing is None or (
+                contract_rank(action.number, action.trump) > contract_rank(*game.standing[:2]))
+        if phase is not Phase.ESTIMATE or verb is not Verb.EST:
+            return False
+        n = action.number
+        assert n is not None
+        if n > self._max_estimate(game):
+            return False
+        if action.trump is not None and (game.kind != "fixed" or n < self.super_call_min):
+            return False
+        if n == 0 and self._zeros(game) >= self.max_dash_calls:
+            return False
+        if game.est_pos == len(game.est_order) - 1:
+            return n != 13 - sum(e for e in game.estimates if e is not None)
+        return True
 
     def _legal_estimates(self, game: Game, seat: int) -> list[Action]:
         top = self._max_estimate(game)
@@ -114,12 +148,13 @@ class Koutchina(Ruleset):
             forbidden = 13 - sum(e for e in game.estimates if e is not None)
         super_calls = game.kind == "fixed"
         out: list[Action] = []
+        plain = EST_ACTIONS[seat]
         for n in range(low, top + 1):
             if n == forbidden:
                 continue
-            out.append(Action.est(seat, n))
+            out.append(plain[n])
             if super_calls and n >= self.super_call_min:
-                out.extend(Action.est(seat, n, t) for t in FIXED_TRUMPS)
+                out.extend(SUPER_ACTIONS[seat][n])
         return out
 
     def apply_declaration(self, game: Game, action: Action) -> None:
