@@ -82,7 +82,7 @@ def score_round(
     total = sum(estimates)
     over = total > 13
     level = risk_level(total)
-    made = [t == e for e, t in zip(estimates, tricks)]
+    made = [t == e for e, t in zip(estimates, tricks, strict=True)]
     if not any(made):
         return [0, 0, 0, 0]
     n_made = sum(made)

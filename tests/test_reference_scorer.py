@@ -1,7 +1,6 @@
 """The reference scorer against the worked examples of the Koutchina sources (seeds 000 and 004)."""
 
 import pytest
-
 from reference_scorer import next_multiplier, places, risk_level, score_round, seat_score
 
 
@@ -28,8 +27,22 @@ def test_last_estimator_on_risk():
 
 @pytest.mark.parametrize(
     ("total", "level"),
-    [(12, 0), (14, 0), (10, 1), (11, 1), (15, 1), (16, 1), (8, 2), (9, 2), (17, 2), (18, 2),
-     (7, 3), (0, 3), (19, 3), (30, 3)],
+    [
+        (12, 0),
+        (14, 0),
+        (10, 1),
+        (11, 1),
+        (15, 1),
+        (16, 1),
+        (8, 2),
+        (9, 2),
+        (17, 2),
+        (18, 2),
+        (7, 3),
+        (0, 3),
+        (19, 3),
+        (30, 3),
+    ],
 )
 def test_risk_levels(total, level):
     assert risk_level(total) == level
@@ -62,7 +75,11 @@ def test_only_winner_and_only_loser_in_a_round():
     assert score_round([5, 4, 4, 1], [5, 3, 3, 2], caller=0, last_estimator=3) == [35, -1, -1, -1]
     # a made Dash Call counts as a make: the only misser takes -10
     assert score_round([0, 5, 2, 3], [0, 5, 2, 6], caller=1, last_estimator=3, dash_callers=[0]) == [
-        33, 25, 12, -3 - 10 - 10]
+        33,
+        25,
+        12,
+        -3 - 10 - 10,
+    ]
 
 
 def test_saaydeh():

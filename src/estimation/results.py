@@ -30,6 +30,7 @@ class RoundResult:
     saaydeh: bool
     dealer: int
     order: tuple[int, ...]
+    dash_calls: tuple[int, ...]
     breakdown: tuple[SeatScore, ...]
 
     def to_dict(self, breakdown: bool = True) -> dict[str, Any]:
@@ -48,6 +49,7 @@ class RoundResult:
             "saaydeh": self.saaydeh,
             "dealer": self.dealer,
             "order": list(self.order),
+            "dash_calls": list(self.dash_calls),
         }
         if breakdown:
             out["breakdown"] = [s.to_dict() for s in self.breakdown]
@@ -83,6 +85,7 @@ def build_result(game: Game, facts: RoundFacts) -> RoundResult:
         saaydeh=saaydeh,
         dealer=game.dealer,
         order=facts.order,
+        dash_calls=tuple(sorted(facts.dash_calls)),
         breakdown=breakdown,
     )
 
