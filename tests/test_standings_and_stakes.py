@@ -46,10 +46,13 @@ def test_tied_stakers_split_the_places_they_span() -> None:
 
 
 def test_tied_split_is_floored_and_the_rest_goes_to_the_best_placed_lowest_seat() -> None:
-    # Pot 28: places 2-3 tied share floor(8.4) + floor(2.8) = 10 -> 5 each; first 16 + leftover 2 = 18.
+    # Pot 28: places 2-3 tied share floor(28 x 40%) = 11 -> 5 each; first 16 + the 2 left = 18.
     assert split_pot(7, [0, 1, 2, 3], [90, 20, 20, -5]) == {0: 18, 1: 5, 2: 5, 3: 0}
-    # All four tied: 16 + 8 + 2 + 0 = 26 -> 6 each (24); the 4 left go to seat 0, the lowest seat.
-    assert split_pot(7, [0, 1, 2, 3], [5, 5, 5, 5]) == {0: 10, 1: 6, 2: 6, 3: 6}
+    # Pot 36, two tied first: floor(36 x 90%) = 32 -> 16 each (not (21 + 10) / 2 = 15); third 3; the
+    # coin left over goes to the lower seat of the tied pair.
+    assert split_pot(9, [0, 1, 2, 3], [7, 30, 5, 30]) == {1: 17, 3: 16, 0: 3, 2: 0}
+    # All four tied: the whole pot split evenly.
+    assert split_pot(7, [0, 1, 2, 3], [5, 5, 5, 5]) == {0: 7, 1: 7, 2: 7, 3: 7}
 
 
 def test_a_leaver_forfeits_and_is_placed_last_among_stakers() -> None:

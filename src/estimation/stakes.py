@@ -44,7 +44,8 @@ def split_pot(stake: int, stakers: Iterable[int], totals: Sequence[int],
         while j + 1 < len(ordered) and key(ordered[j + 1]) == key(ordered[i]):
             j += 1
         group = ordered[i:j + 1]
-        combined = sum(pot * shares[p] // 100 for p in range(i, j + 1))
+        # The floor of the group's combined share (docs/rules.md ruling (h)), then split evenly.
+        combined = pot * sum(shares[i:j + 1]) // 100
         for s in group:
             paid[s] = combined // len(group)
         i = j + 1
