@@ -70,3 +70,26 @@ class TestAction:
         with pytest.raises(InvalidActionError) as err:
             Action.parse(bad)
         assert str(err.value)
+
+
+def test_terminal_game_plays_to_the_end_on_typed_input() -> None:
+    """`estimation play` with the first legal move typed every turn finishes and saves a valid record."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "game.json"
+        proc = subprocess.run(
+            [sys.executable, "-m", "estimation", "play", "--seed", "5", "--save", str(path)],
+            input="\n".join(["bogus", "99", "1"] + ["1"] * 400), capture_output=True, text=True,
+            check=False, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "Final standings" in proc.stdout
+        assert "Type the number beside a move" in proc.stdout  # "bogus" and "99" were refused
+        import estimation
+
+        game = estimation.load_record(json.loads(path.read_text()))
+        assert game.is_over and len(game.round_results) == 5

@@ -161,3 +161,33 @@ def _print_breakdown(result: tuple[SeatScore, ...]) -> None:
     Console().print(table)
     Console().print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
                     "(classic, Under); Sum x multiplier = Score.")
+
+
+@app.command()
+def play(
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
+    length: Annotated[str | None, typer.Option(help="The ruleset's length (default: its default).")] = None,
+    bots: Annotated[str, typer.Option(help="The three opponents' level.")] = "random",
+    seat: Annotated[int, typer.Option(min=0, max=3, help="Your seat, 0-3.")] = 0,
+    name: Annotated[str, typer.Option(help="Your name at the table.")] = "You",
+    seed: Annotated[int | None, typer.Option(help="Deal seed, to replay the same cards.")] = None,
+    save: Annotated[Path | None, typer.Option(help="Write the game's record here at the end.")] = None,
+) -> None:
+    """Play a game in the terminal against three bots."""
+    from .bots import make_bot
+    from .game import Game
+    from .play_terminal import TerminalGame
+    from .rulesets import get_ruleset
+
+    try:
+        players = [f"Bot {s}" for s in range(4)]
+        players[seat] = name
+        game = Game(get_ruleset(ruleset), length, seed=seed, players=players)
+        opponents = {s: make_bot(bots, None if seed is None else seed * 4 + s) for s in range(4) if s != seat}
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    TerminalGame(game, seat, opponents, Console(highlight=False)).run()
+    if save is not None:
+        save.write_text(json.dumps(game.record(), indent=1), encoding="utf-8")
+        Console().print(f"Record written to {save}")

@@ -153,11 +153,11 @@ class Game:
             elif not isinstance(action, Action):
                 raise InvalidActionError(f"not an action: {action!r}")
         if self.phase is Phase.PLAY:
-            seat = self.turn
-            if action.verb is not Verb.PLAY or action.seat != seat:
+            seat = action.seat
+            card = action.card
+            if action.verb is not Verb.PLAY or seat != self.turn or card is None:
                 raise self._illegal(action)
-            card: int = action.card  # type: ignore[assignment]
-            hand = self.hands[seat]  # type: ignore[index]
+            hand = self.hands[seat]
             if not hand >> card & 1:
                 raise self._illegal(action)
             trick = self.trick
@@ -165,7 +165,7 @@ class Game:
                 raise self._illegal(action)
             self._legal = None
             self.actions.append(action)
-            self._play(seat, card)  # type: ignore[arg-type]
+            self._play(seat, card)
             return
         if (self.phase is Phase.OVER or action.seat != self.turn
                 or not self.ruleset.is_legal(self, action)):

@@ -1,0 +1,27 @@
+"""The bot interface.
+
+A bot sees what a human in its seat sees, the view, and nothing else; its randomness comes from its own
+seed, so a seeded bot given the same view makes the same choice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class Bot(Protocol):
+    name: str
+
+    def act(self, view: dict[str, Any]) -> str:
+        """The record text of a legal action for ``view["seat"]`` (which must be ``view["to_move"]``)."""
+        ...
+
+
+def make_bot(level: str, seed: int | None = None) -> Bot:
+    from .random_bot import RandomBot
+
+    levels = {"random": RandomBot}
+    try:
+        return levels[level](seed)
+    except KeyError:
+        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(levels)})") from None
