@@ -14,7 +14,7 @@ from estimation import Game, IllegalActionError, Phase
 from tests import reference_scorer
 from tests.helpers import CANDIDATES, play_random, random_step, snapshot
 
-LENGTHS = [("koutchina", "micro"), ("koutchina", "mini"), ("koutchina", "full"), ("classic", "full")]
+LENGTHS = [(name, length) for name, rules in estimation.RULESETS.items() for length in rules.lengths]
 FULL_DECK = (1 << 52) - 1
 
 
@@ -77,7 +77,8 @@ def check_results(game: Game) -> None:
 
 @pytest.mark.parametrize(("ruleset", "length", "games"), [
     ("koutchina", "micro", 1000), ("koutchina", "mini", 400), ("koutchina", "full", 200),
-    ("classic", "full", 150),
+    ("classic", "full", 150), ("egyptian", "standard", 150), ("egyptian", "committee", 150),
+    ("egyptian", "long", 100),
 ])
 def test_thousands_of_random_games_play_to_the_end(ruleset: str, length: str, games: int) -> None:
     rounds = len(estimation.get_ruleset(ruleset).lengths[length])

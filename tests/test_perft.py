@@ -20,6 +20,10 @@ PINNED = [
     ("koutchina", "mini", 2, 589, 3555, [2, 2, 51, 46, 23, 18, 9, 5, 1, 13, 13, 3], "a3249c0b99027327"),
     ("koutchina", "full", 3, 1074, 6030, [2, 2, 51, 28, 9, 2, 13, 13, 4, 4, 4, 12], "1c1419bef8e300fc"),
     ("classic", "full", 4, 1090, 6221, [2, 2, 2, 51, 5, 2, 1, 13, 13, 3, 4, 4], "d13924b78a523ad3"),
+    # egyptian: four blind Dash offers, then pass + 50 bids; with a standing 13S: pass, with, 13NT.
+    ("egyptian", "standard", 5, 1114, 5603, [2, 2, 2, 2, 51, 3, 3, 2, 5, 14, 14, 13], "3ea50ef1a985b3f4"),
+    ("egyptian", "committee", 6, 807, 4269, [2, 2, 2, 2, 51, 51, 45, 13, 13, 6, 13, 2], "be4a24d17598cf98"),
+    ("egyptian", "long", 7, 1486, 7812, [2, 2, 2, 2, 51, 48, 15, 15, 11, 13, 4, 3], "ea8d432b21c4c61d"),
 ]
 
 

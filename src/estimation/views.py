@@ -50,6 +50,8 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
         "standing": None if standing is None else
         {"number": standing[0], "trump": str(standing[1]), "seat": standing[2]},
         "with_seats": list(game.with_seats),
+        "declared": None if game.declared is None else
+        {"number": game.declared[0], "trump": str(game.declared[1])},
         "caller": game.caller,
         "trump": str(game.trump) if _trump_known(game) else None,
         "estimates": estimates,
@@ -73,5 +75,5 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
 
 
 def _trump_known(game: Game) -> bool:
-    """In a call round the trump is unknown until the auction ends."""
-    return game.kind != "call" or game.caller is not None or game.phase is Phase.PLAY
+    """A round's trump is public once set: fixed in advance, or when the auction (and declaration) end."""
+    return game.spec.trump is not None or game.phase in (Phase.ESTIMATE, Phase.PLAY)

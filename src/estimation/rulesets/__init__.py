@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from .base import Phase, RoundSpec, Ruleset
 from .classic import Classic
+from .egyptian import Egyptian
 from .koutchina import Koutchina
 
 RULESETS: dict[str, type[Ruleset]] = {
     Koutchina.name: Koutchina,
     Classic.name: Classic,
+    Egyptian.name: Egyptian,
 }
 
 

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from ..actions import Verb
 from ..cards import Trump
 from ..scoring import RoundFacts, SeatScore
 
@@ -67,6 +68,74 @@ class Ruleset:
     def explain_illegal(self, game: Game, action: Action) -> str:
         """Why ``action`` is not legal now; called only after it was found illegal."""
         return "not a legal action now"
+
+    # --- shared pieces: the zero offer and the estimates work alike in every ruleset ------------------
+    #: The offer to sit the round out on zero, before the auction: (take, decline) verbs.
+    offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASHCALL, Verb.NODASH)
+    max_zeros: ClassVar[int] = 2
+
+    def begin_offer(self, game: Game) -> None:
+        game.phase = Phase.DASH
+        game.asked = 0
+        game.turn = (game.dealer + 1) & 3
+
+    def offer_actions(self, seat: int) -> list[Action]:
+        from ..actions import Action
+
+        return [Action.bare(seat, self.offer_verbs[0]), Action.bare(seat, self.offer_verbs[1])]
+
+    def apply_offer(self, game: Game, action: Action) -> None:
+        """Each seat is asked once, from the dealer's left; once two have taken it the rest are not."""
+        if action.verb is self.offer_verbs[0]:
+            game.dash_seats.append(action.seat)
+        game.asked += 1
+        if game.asked == 4 or len(game.dash_seats) == self.max_zeros:
+            self.begin_auction(game)
+        else:
+            game.turn = (game.dealer + 1 + game.asked) & 3
+
+    def begin_auction(self, game: Game) -> None:
+        raise NotImplementedError
+
+    def begin_estimates(self, game: Game, order: tuple[int, ...]) -> None:
+        game.phase = Phase.ESTIMATE
+        game.est_order = order
+        game.est_pos = 0
+        game.turn = order[0]
+
+    def max_estimate(self, game: Game) -> int:
+        return 13
+
+    def zeros(self, game: Game) -> int:
+        """Seats on zero so far: the offer's takers and every estimate of 0 made."""
+        return len(game.dash_seats) + sum(
+            1 for s in game.est_order[: game.est_pos] if game.estimates[s] == 0
+        )
+
+    def estimate_bounds(self, game: Game) -> tuple[int, int, int]:
+        """(lowest, highest, forbidden) for the estimate due now; forbidden is -1 when nothing is."""
+        low = 0 if self.zeros(game) < self.max_zeros else 1
+        forbidden = -1
+        if game.est_pos == len(game.est_order) - 1:
+            forbidden = 13 - sum(e for e in game.estimates if e is not None)
+        return low, self.max_estimate(game), forbidden
+
+    def record_estimate(self, game: Game, seat: int, number: int) -> bool:
+        """Store an estimate and pass the turn; True once the last estimate is in."""
+        game.estimates[seat] = number
+        game.est_pos += 1
+        if game.est_pos < len(game.est_order):
+            game.turn = game.est_order[game.est_pos]
+            return False
+        return True
+
+    def explain_estimate(self, game: Game, number: int) -> str:
+        low, top, _ = self.estimate_bounds(game)
+        if number > top:
+            return f"an estimate here is at most {top}"
+        if number < low:
+            return "at most two seats may be on zero (the Dash offer's takers and Dashes together)"
+        return "the last estimate may not bring the total to exactly 13"
 
     # --- scoring ------------------------------------------------------------------------------------
     def facts(self, game: Game) -> RoundFacts:

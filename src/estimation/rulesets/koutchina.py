@@ -58,7 +58,6 @@ class Koutchina(Ruleset):
     verbs: ClassVar[frozenset[Verb]] = frozenset(
         {Verb.DASHCALL, Verb.NODASH, Verb.CALL, Verb.PASS, Verb.EST, Verb.PLAY}
     )
-    max_dash_calls: ClassVar[int] = 2
     super_call_min: ClassVar[int] = 8
 
     # --- phases -------------------------------------------------------------------------------------
@@ -67,19 +66,12 @@ class Koutchina(Ruleset):
             game.kind = "fixed"
             game.trump = Trump.NT
         if game.kind == "call":
-            game.phase = Phase.DASH
-            game.turn = (game.dealer + 1) & 3
+            self.begin_offer(game)
         else:
             first = game.dealer + 1
-            self._begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
+            self.begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
 
-    def _begin_estimates(self, game: Game, order: tuple[int, ...]) -> None:
-        game.phase = Phase.ESTIMATE
-        game.est_order = order
-        game.est_pos = 0
-        game.turn = order[0]
-
-    def _begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: Game) -> None:
         game.phase = Phase.AUCTION
         game.in_auction = [s not in game.dash_seats for s in range(4)]
         game.turn = self._next_bidder(game, game.dealer)
@@ -93,19 +85,14 @@ class Koutchina(Ruleset):
                 return s
         return None
 
-    def _max_estimate(self, game: Game) -> int:
+    def max_estimate(self, game: Game) -> int:
         return game.standing[0] if game.kind == "call" and game.standing else 13
-
-    def _zeros(self, game: Game) -> int:
-        return len(game.dash_seats) + sum(
-            1 for s in game.est_order[: game.est_pos] if game.estimates[s] == 0
-        )
 
     def legal_declarations(self, game: Game) -> list[Action]:
         seat = game.turn
         assert seat is not None
         if game.phase is Phase.DASH:
-            return [Action.bare(seat, Verb.DASHCALL), Action.bare(seat, Verb.NODASH)]
+            return self.offer_actions(seat)
         if game.phase is Phase.AUCTION:
             start = contract_rank(*game.standing[:2]) + 1 - LOWEST_RANK if game.standing else 0
             out = [Action.bare(seat, Verb.PASS)]
@@ -117,7 +104,7 @@ class Koutchina(Ruleset):
         verb = action.verb
         phase = game.phase
         if phase is Phase.DASH:
-            return verb is Verb.DASHCALL or verb is Verb.NODASH
+            return verb in self.offer_verbs
         if phase is Phase.AUCTION:
             if verb is Verb.PASS:
                 return True
@@ -130,22 +117,13 @@ class Koutchina(Ruleset):
             return False
         n = action.number
         assert n is not None
-        if n > self._max_estimate(game):
-            return False
         if action.trump is not None and (game.kind != "fixed" or n < self.super_call_min):
             return False
-        if n == 0 and self._zeros(game) >= self.max_dash_calls:
-            return False
-        if game.est_pos == len(game.est_order) - 1:
-            return n != 13 - sum(e for e in game.estimates if e is not None)
-        return True
+        low, top, forbidden = self.estimate_bounds(game)
+        return low <= n <= top and n != forbidden
 
     def _legal_estimates(self, game: Game, seat: int) -> list[Action]:
-        top = self._max_estimate(game)
-        low = 0 if self._zeros(game) < self.max_dash_calls else 1
-        forbidden = -1
-        if game.est_pos == len(game.est_order) - 1:
-            forbidden = 13 - sum(e for e in game.estimates if e is not None)
+        low, top, forbidden = self.estimate_bounds(game)
         super_calls = game.kind == "fixed"
         out: list[Action] = []
         plain = EST_ACTIONS[seat]
@@ -162,24 +140,14 @@ class Koutchina(Ruleset):
         seat = action.seat
         if verb is Verb.EST:
             assert action.number is not None
-            game.estimates[seat] = action.number
             if action.trump is not None and (
                 game.super_call is None or action.number > game.super_call[0]
             ):
                 game.super_call = (action.number, seat, action.trump)
-            game.est_pos += 1
-            if game.est_pos < len(game.est_order):
-                game.turn = game.est_order[game.est_pos]
-            else:
+            if self.record_estimate(game, seat, action.number):
                 self._end_estimates(game)
-        elif verb is Verb.DASHCALL or verb is Verb.NODASH:
-            if verb is Verb.DASHCALL:
-                game.dash_seats.append(seat)
-            game.asked += 1
-            if game.asked == 4 or len(game.dash_seats) == self.max_dash_calls:
-                self._begin_auction(game)
-            else:
-                game.turn = (game.dealer + 1 + game.asked) & 3
+        elif verb in self.offer_verbs:
+            self.apply_offer(game, action)
         elif verb is Verb.CALL:
             assert action.number is not None and action.trump is not None
             game.standing = (action.number, action.trump, seat)
@@ -209,7 +177,7 @@ class Koutchina(Ruleset):
             for s in ((caller + i) & 3 for i in range(1, 4))
             if s not in game.dash_seats
         )
-        self._begin_estimates(game, order)
+        self.begin_estimates(game, order)
 
     def _end_estimates(self, game: Game) -> None:
         if game.kind == "fixed":
@@ -243,16 +211,14 @@ class Koutchina(Ruleset):
         if verb is not Verb.EST:
             return "estimates are being made: est N"
         assert action.number is not None
-        top = self._max_estimate(game)
+        top = self.max_estimate(game)
         if action.number > top:
             return f"an estimate in this round is at most {top} (the Call's number)"
         if action.trump is not None:
             if game.kind != "fixed":
                 return "a Super Call (naming a trump) is made only in a fixed round"
             return f"a Super Call needs an estimate of {self.super_call_min} or more"
-        if action.number == 0 and self._zeros(game) >= self.max_dash_calls:
-            return "at most two seats may be on zero (Dash Calls and Dashes together)"
-        return "the last estimate may not bring the total to exactly 13"
+        return self.explain_estimate(game, action.number)
 
     # --- scoring ---------------------------------------------------------------------------------------
     def facts(self, game: Game) -> RoundFacts:

@@ -1,0 +1,269 @@
+"""The `egyptian` ruleset (seed 002, RULES.md egyptian rulings 1-9).
+
+What differs from `koutchina`: every round has a blind Dash offer and an auction with ``bid`` / ``with`` /
+``pass`` followed by the winner's ``declare``; speed rounds fix the trump (bids compete on number, and only
+a declaration of 8+ may change it); nobody bidding means no redeal but a plain NT round estimated from the
+dealer; With seats estimate first; scoring is 13 + estimate with single-level Risk, Super Calls worth ±20,
+a Dash worth 23 Under / 13 Over; no Sa'aydeh; a leaver ends the match.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Final
+
+from ..actions import Action, Verb
+from ..cards import FIXED_TRUMPS, Trump
+from ..scoring import RoundFacts, SeatScore, census
+from .base import Phase, RoundSpec, Ruleset
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+SUPER_CALL: Final = 8
+#: Level points for a match won, drawn (tied at the top) and lost (ruling 9).
+LEVEL_POINTS: Final = {"win": 30, "draw": 10, "loss": 4}
+BADGE_WINS: Final = 5
+
+
+def auction_rounds(n: int) -> tuple[RoundSpec, ...]:
+    return tuple(RoundSpec("auction") for _ in range(n))
+
+
+def speed_rounds() -> tuple[RoundSpec, ...]:
+    return tuple(RoundSpec("speed", t) for t in FIXED_TRUMPS)
+
+
+def rank(number: int, trump: Trump) -> int:
+    return number * 5 + int(trump)
+
+
+class Egyptian(Ruleset):
+    name: ClassVar[str] = "egyptian"
+    lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
+        "standard": auction_rounds(13) + speed_rounds(),
+        "committee": auction_rounds(13),
+        "long": auction_rounds(19) + speed_rounds(),
+    }
+    default_length: ClassVar[str] = "standard"
+    saaydeh: ClassVar[bool] = False
+    leaver_ends_match: ClassVar[bool] = True
+    offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASH, Verb.NODASH)
+    verbs: ClassVar[frozenset[Verb]] = frozenset(
+        {Verb.DASH, Verb.NODASH, Verb.BID, Verb.WITH, Verb.PASS, Verb.DECLARE, Verb.EST, Verb.PLAY}
+    )
+
+    # --- phases -------------------------------------------------------------------------------------
+    def begin_deal(self, game: Game) -> None:
+        self.begin_offer(game)
+
+    def begin_auction(self, game: Game) -> None:
+        game.phase = Phase.AUCTION
+        game.in_auction = [s not in game.dash_seats for s in range(4)]
+        self._pass_turn(game, game.dealer)
+
+    @staticmethod
+    def _next_bidder(game: Game, after: int) -> int | None:
+        """Round the seats still in, skipping the standing bid's owner and the seats With on it."""
+        owner = game.standing[2] if game.standing else None
+        for i in range(1, 5):
+            s = (after + i) & 3
+            if game.in_auction[s] and s != owner and s not in game.with_seats:
+                return s
+        return None
+
+    def _pass_turn(self, game: Game, after: int) -> None:
+        nxt = self._next_bidder(game, after)
+        if nxt is not None:
+            game.turn = nxt
+        elif game.standing is None:
+            self._begin_nobid(game)
+        else:
+            game.phase = Phase.DECLARE
+            game.caller = game.standing[2]
+            game.turn = game.caller
+
+    def _begin_nobid(self, game: Game) -> None:
+        """Nobody bid: no redeal; NT, estimates from the dealer in seat order, the dealer leads."""
+        game.kind = "nobid"
+        game.trump = Trump.NT
+        for s in game.dash_seats:
+            game.estimates[s] = 0
+        order = tuple(s for s in ((game.dealer + i) & 3 for i in range(4)) if s not in game.dash_seats)
+        self.begin_estimates(game, order)
+
+    def max_estimate(self, game: Game) -> int:
+        return game.declared[0] if game.declared is not None else 13
+
+    def _bids(self, game: Game, seat: int) -> list[Action]:
+        fixed = game.spec.trump
+        floor = rank(*game.standing[:2]) if game.standing else -1
+        trumps = (fixed,) if fixed is not None else tuple(Trump)
+        return [Action.contract(seat, Verb.BID, n, t)
+                for n in range(4, 14) for t in trumps if rank(n, t) > floor]
+
+    def _declarations(self, game: Game, seat: int) -> list[Action]:
+        assert game.standing is not None
+        won, won_trump, _ = game.standing
+        speed = game.spec.trump is not None
+        out: list[Action] = []
+        for n in range(won, 14):
+            trumps = (won_trump,) if speed and n < SUPER_CALL else tuple(Trump)
+            out.extend(Action.contract(seat, Verb.DECLARE, n, t) for t in trumps)
+        return out
+
+    def legal_declarations(self, game: Game) -> list[Action]:
+        seat = game.turn
+        assert seat is not None
+        phase = game.phase
+        if phase is Phase.DASH:
+            return self.offer_actions(seat)
+        if phase is Phase.AUCTION:
+            out = [Action.bare(seat, Verb.PASS)]
+            if game.standing is not None:
+                out.append(Action.bare(seat, Verb.WITH))
+            out.extend(self._bids(game, seat))
+            return out
+        if phase is Phase.DECLARE:
+            return self._declarations(game, seat)
+        low, top, forbidden = self.estimate_bounds(game)
+        return [Action.est(seat, n) for n in range(low, top + 1) if n != forbidden]
+
+    def apply_declaration(self, game: Game, action: Action) -> None:
+        verb = action.verb
+        seat = action.seat
+        if verb is Verb.EST:
+            assert action.number is not None
+            if self.record_estimate(game, seat, action.number):
+                game.start_play(game.caller if game.caller is not None else game.dealer)
+        elif verb in self.offer_verbs:
+            self.apply_offer(game, action)
+        elif verb is Verb.BID:
+            assert action.number is not None and action.trump is not None
+            game.standing = (action.number, action.trump, seat)
+            game.with_seats.clear()  # a higher bid voids every With; those seats stay in
+            self._pass_turn(game, seat)
+        elif verb is Verb.WITH:
+            game.with_seats.append(seat)
+            self._pass_turn(game, seat)
+        elif verb is Verb.PASS:
+            game.in_auction[seat] = False
+            self._pass_turn(game, seat)
+        elif verb is Verb.DECLARE:
+            assert action.number is not None and action.trump is not None
+            self._declare(game, seat, action.number, action.trump)
+        else:  # pragma: no cover - legality is checked before
+            raise AssertionError(f"not an {self.name} declaration: {action}")
+
+    def _declare(self, game: Game, caller: int, number: int, trump: Trump) -> None:
+        game.declared = (number, trump)
+        game.trump = trump
+        game.estimates[caller] = number
+        for s in game.dash_seats:
+            game.estimates[s] = 0
+        after = tuple((caller + i) & 3 for i in range(1, 4))
+        withs = tuple(s for s in after if s in game.with_seats)
+        others = tuple(s for s in after if s not in game.with_seats and s not in game.dash_seats)
+        self.begin_estimates(game, withs + others)
+
+    # --- diagnosis ------------------------------------------------------------------------------------
+    def explain_illegal(self, game: Game, action: Action) -> str:
+        verb = action.verb
+        if verb not in self.verbs:
+            return f"'{verb}' is not an {self.name} action"
+        phase = game.phase
+        if phase is Phase.DASH:
+            return "the Dash is being offered: dash or nodash"
+        if phase is Phase.AUCTION:
+            if verb is Verb.WITH:
+                return "there is no standing bid to join"
+            if verb is Verb.BID:
+                fixed = game.spec.trump
+                if fixed is not None and action.trump != fixed:
+                    return f"in this speed round every bid names {fixed}"
+                if game.standing is not None:
+                    n, t, _ = game.standing
+                    return f"{action.number}{action.trump} does not beat the standing bid {n}{t}"
+            return "in the auction a seat bids, joins the standing bid (with) or passes"
+        if phase is Phase.DECLARE:
+            if verb is not Verb.DECLARE:
+                return "the auction's winner declares now: declare N SUIT"
+            assert game.standing is not None
+            if action.number is not None and action.number < game.standing[0]:
+                return f"a declaration may raise the number, never lower it below {game.standing[0]}"
+            return "in a speed round the suit may change only with a declaration of 8 or more"
+        if verb is not Verb.EST:
+            return "estimates are being made: est N"
+        if action.trump is not None:
+            return "an egyptian estimate names no trump"
+        assert action.number is not None
+        return self.explain_estimate(game, action.number)
+
+    # --- scoring ---------------------------------------------------------------------------------------
+    def round_kind(self, game: Game) -> str:
+        return game.kind
+
+    def facts(self, game: Game) -> RoundFacts:
+        estimates = tuple(e or 0 for e in game.estimates)
+        declared = game.declared[0] if game.declared else None
+        withs = frozenset(s for s in game.with_seats if estimates[s] == declared)
+        return RoundFacts(
+            kind=game.kind,
+            estimates=estimates,
+            tricks=tuple(game.tricks_won),
+            order=game.est_order,
+            caller=game.caller,
+            dash_calls=frozenset(game.dash_seats),
+            multiplier=1,
+            with_seats=withs,
+        )
+
+    def risk_level(self, facts: RoundFacts) -> int:
+        last = facts.last_estimator
+        if facts.kind == "nobid" or last is None:
+            return 0
+        total = facts.total
+        return 1 if total <= 11 or (total >= 15 and facts.estimates[last] >= 2) else 0
+
+    def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]:
+        nobid = facts.kind == "nobid"
+        only_maker, only_misser = (None, None) if nobid else census(facts)
+        risk = self.risk_level(facts)
+        last = facts.last_estimator
+        under = facts.total < 13
+        out = []
+        for seat in range(4):
+            est, tricks = facts.estimates[seat], facts.tricks[seat]
+            made = est == tricks
+            sign = 1 if made else -1
+            if seat in facts.dash_calls and not nobid:
+                # A Dash counts in the census but takes none of the tens itself.
+                value = (23 if under else 13) if made else -tricks - (10 if under else 0)
+                out.append(SeatScore(seat, "dash", est, tricks, made, dash_call=value))
+                continue
+            if seat == facts.caller:
+                role = "caller"
+                tens = (20 if est >= SUPER_CALL else 10) * sign
+            elif seat in facts.with_seats:
+                role, tens = "with", 10 * sign
+            else:
+                role, tens = "regular", 0
+            out.append(SeatScore(
+                seat, role, est, tricks, made,
+                base=13 + est if made else -abs(tricks - est),
+                caller_with=tens,
+                only=10 if seat == only_maker else -10 if seat == only_misser else 0,
+                risk=sign * 10 * risk if seat == last else 0,
+            ))
+        return tuple(out)
+
+
+def level_points(places: list[int], leaver: int | None = None) -> list[int]:
+    """Win / draw / loss level points: a lone first place wins; seats tied at the top draw; a leaver loses."""
+    top = [s for s in range(4) if places[s] == 1 and s != leaver]
+    out = []
+    for s in range(4):
+        if s in top:
+            out.append(LEVEL_POINTS["win"] if len(top) == 1 else LEVEL_POINTS["draw"])
+        else:
+            out.append(LEVEL_POINTS["loss"])
+    return out
