@@ -63,7 +63,7 @@ def replay(
 
 
 def _print_score_sheet(players: tuple[str, ...], summary: dict[str, Any]) -> None:
-    console = Console()
+    console = _console()
     table = Table(title="Score sheet", show_lines=False)
     table.add_column("Round", justify="right")
     table.add_column("Kind")
@@ -119,8 +119,13 @@ def score(
     call: Annotated[str | None, typer.Option(
         help="The Call in a call round as SEAT:NUMBER, e.g. '1:7'. Leave out for a fixed round.")] = None,
     dash_call: Annotated[list[int] | None, typer.Option(
-        "--dash-call", help="A seat that Dash Called (repeat for two).")] = None,
-    fixed: Annotated[bool, typer.Option("--fixed", help="A fixed round (no Call).")] = False,
+        "--dash-call", "--dash", help="A seat that Dash Called (egyptian: took the Dash); repeat for two.")
+    ] = None,
+    with_seat: Annotated[list[int] | None, typer.Option(
+        "--with", help="egyptian: a seat that bid With on the winning bid (repeat).")] = None,
+    fixed: Annotated[bool, typer.Option("--fixed", help="A fixed round (no Call): --kind fixed.")] = False,
+    kind: Annotated[str | None, typer.Option(
+        help="call or fixed (koutchina, classic); auction, speed or nobid (egyptian).")] = None,
     multiplier: Annotated[int, typer.Option(help="The round's multiplier: 1, 2 or 4.")] = 1,
     ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
@@ -133,12 +138,18 @@ def score(
             if len(pairs) != 1:
                 raise CalculatorError("--call is one SEAT:NUMBER, e.g. 1:7")
             caller = pairs[0]
-        if fixed == (caller is not None):
-            raise CalculatorError("give --call SEAT:NUMBER for a call round, or --fixed for a fixed round")
+        if kind is None:
+            if ruleset == "egyptian":
+                kind = "auction" if caller is not None else "nobid"
+            else:
+                if fixed == (caller is not None):
+                    raise CalculatorError(
+                        "give --call SEAT:NUMBER for a call round, or --fixed for a fixed round")
+                kind = "fixed" if fixed else "call"
         result = score_typed_round(
-            ruleset=ruleset, kind="fixed" if fixed else "call",
+            ruleset=ruleset, kind=kind,
             estimates=_parse_pairs(estimates, "--estimates"), tricks=_parse_ints(tricks, "--tricks"),
-            caller=caller, dash_calls=dash_call or [], multiplier=multiplier)
+            caller=caller, dash_calls=dash_call or [], with_seats=with_seat or [], multiplier=multiplier)
     except (CalculatorError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
@@ -146,6 +157,11 @@ def score(
         print(json.dumps([s.to_dict() for s in result]))
         return
     _print_breakdown(result)
+
+
+def _console() -> Console:
+    """A console wide enough for the score tables even when the output is piped."""
+    return Console() if sys.stdout.isatty() else Console(width=120)
 
 
 def _print_breakdown(result: tuple[SeatScore, ...]) -> None:
@@ -158,9 +174,10 @@ def _print_breakdown(result: tuple[SeatScore, ...]) -> None:
                       *(f"{v:+d}" for v in (s.base, s.caller_with, s.only, s.risk, s.dash_call,
                                             s.dash, s.subtotal)),
                       str(s.multiplier), f"{s.score:+d}")
-    Console().print(table)
-    Console().print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
-                    "(classic, Under); Sum x multiplier = Score.")
+    console = _console()
+    console.print(table)
+    console.print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
+                    "(classic, Under);\nSum x multiplier = Score.")
 
 
 @app.command()
