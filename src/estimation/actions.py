@@ -168,6 +168,17 @@ _PLAY: Final = [[_intern(Action(s, Verb.PLAY, card=Card(c))) for c in range(52)]
 _SUIT_PLAYS: Final[list[dict[int, tuple[Action, ...]]]] = [{} for _ in range(16)]
 
 
+def suit_play_actions(seat: int, suit: int, bits: int) -> tuple[Action, ...]:
+    """The play actions of ``seat`` for the ranks ``bits`` (a 13-bit mask) of one suit, low card first."""
+    cache = _SUIT_PLAYS[seat * 4 + suit]
+    found = cache.get(bits)
+    if found is None:
+        plays = _PLAY[seat]
+        found = tuple(plays[suit * 13 + r] for r in range(13) if bits >> r & 1)
+        cache[bits] = found
+    return found
+
+
 def play_actions(seat: int, mask: int) -> tuple[Action, ...]:
     """The play actions of ``seat`` for every card in ``mask``, low card first (cached per suit)."""
     out: tuple[Action, ...] = ()

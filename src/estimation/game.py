@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import Action, Verb, play_actions
+from .actions import Action, Verb, play_actions, suit_play_actions
 from .cards import SUIT_BITS, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
 from .results import RoundResult, build_result, placements
 from .rulesets.base import Phase, RoundSpec, Ruleset
+
+_PLAY = Phase.PLAY
+_OVER = Phase.OVER
 
 
 class Game:
@@ -104,6 +107,7 @@ class Game:
         self._start_deal()
 
     def start_play(self, leader: int) -> None:
+        self.trump_index = int(self.trump)
         self.phase = Phase.PLAY
         self.leader = leader
         self.turn = leader
@@ -133,16 +137,24 @@ class Game:
     def legal_actions(self) -> tuple[Action, ...]:
         """Every legal action now, as interned :class:`Action` values (empty when the game is over)."""
         legal = self._legal
-        if legal is None:
-            if self.phase is Phase.OVER:
-                legal = ()
-            elif self.phase is Phase.PLAY:
-                seat = self.turn
-                assert seat is not None
-                legal = play_actions(seat, self._playable(seat))
+        if legal is not None:
+            return legal
+        phase = self.phase
+        if phase is _PLAY:
+            seat: int = self.turn  # type: ignore[assignment]
+            hand = self.hands[seat]
+            trick = self.trick
+            if trick:
+                suit = trick[0] // 13
+                bits = (hand >> (suit * 13)) & 0x1FFF
+                legal = suit_play_actions(seat, suit, bits) if bits else play_actions(seat, hand)
             else:
-                legal = tuple(self.ruleset.legal_declarations(self))
-            self._legal = legal
+                legal = play_actions(seat, hand)
+        elif phase is _OVER:
+            legal = ()
+        else:
+            legal = tuple(self.ruleset.legal_declarations(self))
+        self._legal = legal
         return legal
 
     def apply(self, action: Action | str) -> None:
@@ -152,7 +164,7 @@ class Game:
                 action = Action.parse(action)
             elif not isinstance(action, Action):
                 raise InvalidActionError(f"not an action: {action!r}")
-        if self.phase is Phase.PLAY:
+        if self.phase is _PLAY:
             seat = action.seat
             card = action.card
             if action.verb is not Verb.PLAY or seat != self.turn or card is None:
@@ -225,7 +237,7 @@ class Game:
         if len(trick) < 4:
             self.turn = (seat + 1) & 3
             return
-        trump = int(self.trump)
+        trump = self.trump_index
         best = trick[0]
         best_i = 0
         for i in (1, 2, 3):
