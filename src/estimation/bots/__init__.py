@@ -1,8 +1,16 @@
-"""Bots: each gets exactly ``Game.view(seat)`` (never another hand) and returns a legal action's text."""
+"""Bots: each gets exactly ``Game.view(seat)`` (never another hand) and returns a legal action's text.
+
+``random`` is the floor, ``heuristic`` evaluates hands and plays for its target, ``strong`` searches over
+sampled deals by expected score. ``OmniscientBot`` (tournament only) is the ceiling and reads every hand,
+so :func:`make_bot`, which serves the server and ``estimation play``, never builds it.
+"""
 
 from __future__ import annotations
 
-from .base import Bot, make_bot
+from .base import LEVELS, Bot, make_bot
+from .heuristic import HeuristicBot
 from .random_bot import RandomBot
+from .search import Budget
+from .strong import StrongBot
 
-__all__ = ["Bot", "RandomBot", "make_bot"]
+__all__ = ["LEVELS", "Bot", "Budget", "HeuristicBot", "RandomBot", "StrongBot", "make_bot"]

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+#: The levels a server or ``estimation play`` may seat: every one of them decides from the view alone.
+#: The tournament-only ``omniscient`` reference (it reads every hand) is deliberately not here.
+LEVELS = ("random", "heuristic", "strong")
+
 
 class Bot(Protocol):
     name: str
@@ -18,9 +22,13 @@ class Bot(Protocol):
 
 
 def make_bot(level: str, seed: int | None = None) -> Bot:
+    """A view-only bot of ``level`` (one of :data:`LEVELS`)."""
+    from .heuristic import HeuristicBot
     from .random_bot import RandomBot
+    from .strong import StrongBot
 
-    levels = {"random": RandomBot}
+    levels: dict[str, type[RandomBot] | type[HeuristicBot] | type[StrongBot]] = {
+        "random": RandomBot, "heuristic": HeuristicBot, "strong": StrongBot}
     try:
         return levels[level](seed)
     except KeyError:

@@ -1,0 +1,338 @@
+"""The strong bot's machinery: evaluate candidate actions on sampled deals by expected Estimation score.
+
+For every sampled deal (see :mod:`.sampler`) and every candidate action, the deal is rebuilt as a
+*shadow* :class:`Game` (the current deal's actions replayed on the sampled cards), the candidate is
+applied, the rest of the declarations are made by the heuristic for every seat, and the cards are played
+out with every seat aiming at its own estimate (:func:`.policy.policy_rollout`). The seat's tricks and
+its score, by the ruleset's own scorer, are recorded. Using the engine itself for the shadow is what
+makes the search work for every ruleset, present and future: nothing here knows a ruleset's declarations
+or scores. The last few tricks are solved exactly instead (max^n: each seat plays for its own score).
+
+The result per candidate is the distribution of the seat's tricks and its mean score: the numbers
+``estimation hint`` shows and the strong bot maximises. Budgets are counted in deals, so a seeded
+search is deterministic; the wall-clock cap only cuts a runaway decision short.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..actions import Action, Verb
+from ..cards import SUIT_BITS, Card
+from ..fast import random_rollout
+from ..game import Game
+from ..results import score_round
+from ..rulesets import get_ruleset
+from ..rulesets.base import Phase
+from .handeval import expected_tricks
+from .heuristic import LEAD_BONUS, estimate_for, heuristic_action
+from .knowledge import Info, from_game
+from .policy import LOW_BITS, policy_rollout
+from .sampler import sample_deals
+
+#: Stand-in value of a deal that is thrown in (every seat passed): roughly a seat's average round score.
+REDEAL_VALUE = 5.0
+MAX_DECLARATIONS = 80
+
+
+@dataclass(slots=True)
+class Budget:
+    """Work per decision. ``samples``: deals drawn; ``exact_tricks``: solve exactly at or below this many
+    tricks left; ``max_seconds``: a safety cap only."""
+
+    samples: int = 24
+    play_samples: int = 24
+    exact_tricks: int = 3
+    max_seconds: float = 0.9
+    evidence: bool = True
+    rollout: str = "policy"  # or "random" (ablation)
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """One candidate's numbers: the seat's trick histogram and the sum of its scores over the deals."""
+
+    action: Action
+    tricks: list[int] = field(default_factory=lambda: [0] * 14)
+    score_sum: float = 0.0
+    n: int = 0
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.n if self.n else 0.0
+
+    def probabilities(self) -> list[float]:
+        counted = sum(self.tricks)
+        return [t / counted if counted else 0.0 for t in self.tricks]
+
+
+# --- the shadow game --------------------------------------------------------------------------------------
+def shadow_game(info: Info, hands_now: Sequence[int]) -> Game:
+    """The current deal rebuilt on sampled cards: same ruleset, round, dealer, multiplier and actions."""
+    ruleset = get_ruleset(info.ruleset)
+    first = (info.dealer - info.round + 1) % 4
+    g = Game(ruleset, info.length, seed=0, first_dealer_seat=first)
+    g.round_no = info.round
+    g.deal_no = info.deal - 1
+    g.multiplier = info.multiplier
+    g._start_deal()
+    g.replace_hands(tuple(hands_now[s] | info.played_by[s] for s in range(4)))
+    for a in info.actions:
+        g.apply_unchecked(a)
+    return g
+
+
+def round_scores(g: Game) -> tuple[int, ...]:
+    facts = g.ruleset.facts(g)
+    breakdown, _ = score_round(g.ruleset, facts)
+    return tuple(s.score for s in breakdown)
+
+
+class Scorer:
+    """Scores by final trick counts for a deal whose declarations are over (cached: few distinct counts)."""
+
+    def __init__(self, g: Game) -> None:
+        self._g = g.clone()
+        self._cache: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+    def __call__(self, tricks: Sequence[int]) -> tuple[int, ...]:
+        key = tuple(tricks)
+        found = self._cache.get(key)
+        if found is None:
+            self._g.tricks_won = list(key)
+            found = round_scores(self._g)
+            self._cache[key] = found
+        return found
+
+
+# --- candidates -------------------------------------------------------------------------------------------
+def distinct_cards(legal: int, blockers: int) -> list[int]:
+    """One card per run of equivalent cards: two cards of a suit are equivalent when no card in
+    ``blockers`` (cards others hold, or on the table) lies between them. The lowest of a run is kept."""
+    out: list[int] = []
+    for s in range(4):
+        bits = legal & SUIT_BITS[s]
+        prev = -1
+        while bits:
+            c = (bits & -bits).bit_length() - 1
+            bits ^= 1 << c
+            if prev < 0 or blockers & LOW_BITS[c] & ~LOW_BITS[prev + 1]:
+                out.append(c)
+            prev = c
+    return out
+
+
+def declaration_candidates(info: Info, limit: int = 6) -> list[Action]:
+    """The declarations worth simulating: around what the hand is worth, plus the heuristic's choice."""
+    legal = info.legal
+    verbs = {a.verb for a in legal}
+    chosen = heuristic_action(info)
+    if Verb.EST in verbs:
+        trump = info.trump if info.trump is not None else 4
+        target = estimate_for(info.hand, trump)
+        plain = [a for a in legal if a.verb is Verb.EST and a.trump is None and a.number is not None]
+        plain.sort(key=lambda a: (abs((a.number or 0) - target), a.number))
+        out = [chosen] + [a for a in plain[:limit] if a is not chosen]
+        return out[:limit]
+    if verbs & {Verb.CALL, Verb.BID, Verb.DECLARE}:
+        values = [expected_tricks(info.hand, t) + LEAD_BONUS for t in range(5)]
+        scored: list[tuple[float, Action]] = []
+        lowest: dict[int, int] = {}
+        for a in legal:
+            if a.number is not None and a.trump is not None:
+                t = int(a.trump)
+                lowest[t] = min(lowest.get(t, 99), a.number)
+        for a in legal:
+            if a.number is None or a.trump is None:
+                continue
+            t = int(a.trump)
+            margin = values[t] - a.number
+            if a.number <= lowest[t] + 1 and margin > -1.5:
+                scored.append((margin + values[t] * 0.1, a))
+        scored.sort(key=lambda x: -x[0])
+        out = [chosen]
+        out.extend(a for a in legal if a.verb in (Verb.PASS, Verb.WITH) and a is not chosen)
+        out.extend(a for _, a in scored if a is not chosen)
+        return out[:limit]
+    return list(legal)
+
+
+# --- evaluation -------------------------------------------------------------------------------------------
+def _rollout_fn(budget: Budget) -> Callable[[Sequence[int], int, int, Sequence[int], Sequence[int],
+                                             Sequence[int], random.Random], list[int]]:
+    if budget.rollout == "random":
+        def rnd(hands: Sequence[int], trump: int, leader: int, trick: Sequence[int], won: Sequence[int],
+                targets: Sequence[int], rng: random.Random) -> list[int]:
+            return random_rollout(list(hands), trump, leader, list(trick), list(won), rng.random)
+        return rnd
+
+    def pol(hands: Sequence[int], trump: int, leader: int, trick: Sequence[int], won: Sequence[int],
+            targets: Sequence[int], rng: random.Random) -> list[int]:
+        return policy_rollout(hands, trump, leader, trick, won, targets)
+    return pol
+
+
+def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: random.Random,
+             deals: list[list[int]] | None = None) -> list[Evaluation]:
+    """Evaluate ``candidates`` (legal actions of ``info.seat``) on sampled deals."""
+    start = time.perf_counter()
+    if deals is None:
+        n = budget.play_samples if info.phase == str(Phase.PLAY) else budget.samples
+        deals = sample_deals(info, n, rng, budget.evidence)
+    evals = [Evaluation(a) for a in candidates]
+    if info.phase == str(Phase.PLAY):
+        _evaluate_play(info, evals, deals, budget, rng, start)
+    else:
+        _evaluate_declaration(info, evals, deals, budget, rng, start)
+    return evals
+
+
+def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
+                   rng: random.Random, start: float) -> None:
+    scorer = Scorer(shadow_game(info, deals[0]))
+    trump = info.trump if info.trump is not None else 4
+    targets = [e if e is not None else 0 for e in info.estimates]
+    me = info.seat
+    exact = info.hand.bit_count() <= budget.exact_tricks
+    rollout = _rollout_fn(budget)
+    for hands in deals:
+        if time.perf_counter() - start > budget.max_seconds and evals[0].n:
+            break
+        for ev in evals:
+            card = ev.action.card
+            assert card is not None
+            h = list(hands)
+            trick = list(info.trick)
+            won = list(info.won)
+            leader = info.leader
+            h[me] ^= 1 << card
+            trick.append(card)
+            if len(trick) == 4:
+                leader = (leader + _winner_index(trick, trump)) & 3
+                won[leader] += 1
+                trick = []
+            if exact:
+                scores, tricks = solve(h, trump, leader, trick, won, scorer)
+            else:
+                tricks = rollout(h, trump, leader, trick, won, targets, rng)
+                scores = scorer(tricks)
+            ev.tricks[tricks[me]] += 1
+            ev.score_sum += scores[me]
+            ev.n += 1
+
+
+def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
+                          rng: random.Random, start: float) -> None:
+    base = shadow_game(info, deals[0])
+    me = info.seat
+    rollout = _rollout_fn(budget)
+    for hands in deals:
+        if time.perf_counter() - start > budget.max_seconds and evals[0].n:
+            break
+        for ev in evals:
+            g = base.clone()
+            g.hands = list(hands)
+            g.apply_unchecked(ev.action)
+            steps = 0
+            while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
+                if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
+                    break
+                seat = g.to_move
+                g.apply_unchecked(heuristic_action(from_game(g, seat)))
+                steps += 1
+            if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
+                ev.score_sum += REDEAL_VALUE * info.multiplier
+                ev.n += 1
+                continue
+            trump = int(g.trump)
+            targets = [e if e is not None else 0 for e in g.estimates]
+            tricks = rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets, rng)
+            g.tricks_won = tricks
+            ev.tricks[tricks[me]] += 1
+            ev.score_sum += round_scores(g)[me]
+            ev.n += 1
+
+
+def _winner_index(trick: Sequence[int], trump: int) -> int:
+    best = trick[0]
+    best_i = 0
+    for i in (1, 2, 3):
+        c = trick[i]
+        if c // 13 == best // 13:
+            if c > best:
+                best, best_i = c, i
+        elif c // 13 == trump:
+            best, best_i = c, i
+    return best_i
+
+
+# --- exact endgame ----------------------------------------------------------------------------------------
+def solve(hands: list[int], trump: int, leader: int, trick: list[int], won: list[int],
+          scorer: Scorer) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Max^n over the rest of the deal with all hands known: every seat picks the card best for its own
+    score (ties to the lowest card). Returns the scores and the final trick counts of that line."""
+    return _maxn(hands, trump, leader, trick, won, scorer)
+
+
+def _maxn(hands: list[int], trump: int, leader: int, trick: list[int], won: list[int],
+          scorer: Scorer) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    seat = (leader + len(trick)) & 3
+    hand = hands[seat]
+    if not hand:
+        return scorer(won), tuple(won)
+    legal = hand
+    if trick:
+        follow = hand & SUIT_BITS[trick[0] // 13]
+        if follow:
+            legal = follow
+    blockers = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hand
+    for c in trick:
+        blockers |= 1 << c
+    best: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    for c in distinct_cards(legal, blockers):
+        hands[seat] = hand ^ (1 << c)
+        if len(trick) == 3:
+            full = [*trick, c]
+            w = (leader + _winner_index(full, trump)) & 3
+            won2 = list(won)
+            won2[w] += 1
+            result = _maxn(hands, trump, w, [], won2, scorer)
+        else:
+            result = _maxn(hands, trump, leader, [*trick, c], won, scorer)
+        if best is None or result[0][seat] > best[0][seat]:
+            best = result
+    hands[seat] = hand
+    assert best is not None
+    return best
+
+
+def play_candidates(info: Info) -> list[Action]:
+    """The legal cards, one per run of equivalent cards."""
+    legal = 0
+    for a in info.legal:
+        if a.card is not None:
+            legal |= 1 << a.card
+    blockers = info.unknown
+    for c in info.trick:
+        blockers |= 1 << c
+    return [Action.play(info.seat, Card(c)) for c in distinct_cards(legal, blockers)]
+
+
+def candidates_for(info: Info, everything: bool = False) -> list[Action]:
+    if info.phase == str(Phase.PLAY):
+        return play_candidates(info)
+    if everything:
+        return list(info.legal)
+    return declaration_candidates(info)
+
+
+def best_of(evals: Sequence[Evaluation]) -> Evaluation:
+    """The highest mean score; ties go to the earlier candidate (the heuristic's choice comes first)."""
+    best = evals[0]
+    for ev in evals[1:]:
+        if ev.mean_score > best.mean_score + 1e-9:
+            best = ev
+    return best

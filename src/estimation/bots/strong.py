@@ -1,0 +1,44 @@
+"""The `strong` bot: determinized search over sampled deals, judged by expected Estimation score.
+
+Every decision, the Dash Call, the call, the estimate and every card, goes through the same machinery
+(:mod:`.search`): sample deals consistent with the view and the declarations, play each candidate out with
+every seat aiming at its own target, and keep the candidate with the best mean score. The numbers behind
+a choice are exactly what :func:`estimation.hint.hint` reports.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .knowledge import Info, from_view
+from .search import Budget, Evaluation, best_of, candidates_for, evaluate
+
+
+class StrongBot:
+    """Search bot. ``budget`` counts work (deals per decision), so a seeded bot is deterministic."""
+
+    name = "strong"
+
+    def __init__(self, seed: int | None = None, budget: Budget | None = None, name: str | None = None) -> None:
+        self._rng = random.Random(seed)
+        self.budget = budget or Budget()
+        if name is not None:
+            self.name = name
+        self.last: list[Evaluation] = []
+
+    def act(self, view: dict[str, Any]) -> str:
+        return self.decide(from_view(view))
+
+    def decide(self, info: Info) -> str:
+        if not info.legal:
+            raise ValueError("the view has no legal action: it is not this seat's turn")
+        candidates = candidates_for(info)
+        if len(candidates) == 1:
+            self.last = []
+            return candidates[0].text
+        # A fresh generator per decision, drawn from the bot's own: the same view at the same point of a
+        # seeded bot's life gets the same samples.
+        rng = random.Random(self._rng.getrandbits(64))
+        self.last = evaluate(info, candidates, self.budget, rng)
+        return best_of(self.last).action.text

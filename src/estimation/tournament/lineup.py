@@ -1,0 +1,118 @@
+"""Bots for the tournament, and one game of a line-up.
+
+The tournament seats levels the server never does: ``omniscient`` (reads every hand) and the strong bot's
+ablations (``strong-noevidence``: samples drawn without weighing the declarations; ``strong-random``:
+random instead of target-aware rollouts). ``strong@N`` runs the strong bot at N deals per decision.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..bots import Budget, Bot, HeuristicBot, RandomBot, StrongBot
+from ..bots.omniscient import OmniscientBot
+from ..game import Game
+from ..rulesets import get_ruleset
+
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "omniscient")
+
+
+def check_level(level: str) -> None:
+    """Raise ``ValueError`` for a name :func:`tournament_bot` would refuse."""
+    base, _, samples = level.partition("@")
+    if base not in TOURNAMENT_LEVELS or (samples and not samples.isdigit()):
+        raise ValueError(f"unknown tournament level {level!r} (known: {', '.join(TOURNAMENT_LEVELS)}, "
+                         "optionally with @SAMPLES)")
+
+
+def tournament_bot(level: str, seed: int, game: Game) -> Bot:
+    """A bot of ``level`` for one seat of ``game`` (only ``omniscient`` ever looks at ``game``)."""
+    base, _, samples = level.partition("@")
+    budget = Budget()
+    if samples:
+        budget.samples = budget.play_samples = int(samples)
+    if base == "random":
+        return RandomBot(seed)
+    if base == "heuristic":
+        return HeuristicBot(seed)
+    if base == "strong":
+        return StrongBot(seed, budget, name=level)
+    if base == "strong-noevidence":
+        budget.evidence = False
+        return StrongBot(seed, budget, name=level)
+    if base == "strong-random":
+        budget.rollout = "random"
+        return StrongBot(seed, budget, name=level)
+    if base == "omniscient":
+        return OmniscientBot(game, seed)
+    raise ValueError(f"unknown tournament level {level!r} (known: {', '.join(TOURNAMENT_LEVELS)}, "
+                     "optionally with @SAMPLES)")
+
+
+@dataclass(slots=True)
+class Job:
+    """One game: ``candidate`` in ``seat`` against three ``opponent`` bots, or (seat None) four opponents."""
+
+    ruleset: str
+    length: str | None
+    seed: int
+    index: int
+    opponent: str
+    candidate: str | None
+    seat: int | None
+    records: str | None
+
+    @property
+    def label(self) -> str:
+        return "baseline" if self.candidate is None else f"{self.candidate}@seat{self.seat}"
+
+
+@dataclass(slots=True)
+class GameResult:
+    """Per round (list index) and seat: score, made, Dash Call; and the candidate's decision times."""
+
+    index: int
+    candidate: str | None
+    seat: int | None
+    scores: list[list[int]] = field(default_factory=list)
+    made: list[list[bool]] = field(default_factory=list)
+    dash_calls: list[list[int]] = field(default_factory=list)
+    estimates: list[list[int]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+
+
+def game_seed(seed: int, index: int) -> int:
+    return seed * 1_000_003 + index
+
+
+def play_job(job: Job) -> GameResult:
+    """Play one game of the line-up to the end; write its record if asked."""
+    game = Game(get_ruleset(job.ruleset), job.length, seed=game_seed(job.seed, job.index),
+                players=[job.candidate if s == job.seat and job.candidate else job.opponent for s in range(4)])
+    bots = [tournament_bot(job.candidate if s == job.seat and job.candidate else job.opponent,
+                           game_seed(job.seed, job.index) * 4 + s, game) for s in range(4)]
+    result = GameResult(job.index, job.candidate, job.seat)
+    while not game.is_over:
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        t0 = time.perf_counter()
+        text = bots[seat].act(view)
+        elapsed = time.perf_counter() - t0
+        if seat == job.seat:
+            result.times.append(elapsed)
+        game.apply(text)
+    for r in game.round_results:
+        result.scores.append(list(r.scores))
+        result.made.append(list(r.made))
+        result.dash_calls.append(list(r.dash_calls))
+        result.estimates.append(list(r.estimates))
+    if job.records is not None:
+        path = Path(job.records) / f"game{job.index:04d}_{job.label}.json"
+        record: dict[str, Any] = game.record(include_seed=True)
+        path.write_text(json.dumps(record), encoding="utf-8")
+    return result

@@ -1,0 +1,137 @@
+"""Running the line-ups (in worker processes when asked) and collecting the report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .lineup import GameResult, Job, check_level, play_job
+from .stats import Interval, LevelSummary, paired, seat_scores, summarise
+
+
+@dataclass(slots=True)
+class Config:
+    candidates: list[str]
+    opponent: str = "heuristic"
+    ruleset: str = "koutchina"
+    length: str | None = "full"
+    games: int = 4
+    seed: int = 1
+    workers: int = 1
+    out: Path | None = None
+
+
+@dataclass(slots=True)
+class Report:
+    config: Config
+    baseline: LevelSummary
+    levels: list[LevelSummary]
+    #: (a, b, interval of a - b in the same seats on the same deals), for every pair of candidates
+    pairs: list[tuple[str, str, Interval]] = field(default_factory=list)
+    rounds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        def level(s: LevelSummary) -> dict[str, Any]:
+            d = asdict(s)
+            d.pop("scores")
+            return d
+
+        config = asdict(self.config)
+        config["out"] = None if self.config.out is None else str(self.config.out)
+        return {
+            "config": config,
+            "rounds": self.rounds,
+            "baseline": level(self.baseline),
+            "levels": [level(s) for s in self.levels],
+            "pairs": [{"a": a, "b": b, **asdict(i)} for a, b, i in self.pairs],
+        }
+
+
+def make_jobs(config: Config) -> list[Job]:
+    records = None
+    if config.out is not None:
+        records = str(config.out / "records")
+    jobs: list[Job] = []
+    for index in range(config.games):
+        jobs.append(Job(config.ruleset, config.length, config.seed, index, config.opponent, None, None,
+                        records))
+        for cand in config.candidates:
+            for seat in range(4):
+                jobs.append(Job(config.ruleset, config.length, config.seed, index, config.opponent, cand,
+                                seat, records))
+    return jobs
+
+
+def run(config: Config, on_done: Callable[[Job, GameResult], None] | None = None) -> Report:
+    """Play every line-up of every game and summarise; ``on_done`` is called after each game."""
+    for level in [config.opponent, *config.candidates]:
+        check_level(level)  # refuse a misspelt name before any work
+    if config.out is not None:
+        (config.out / "records").mkdir(parents=True, exist_ok=True)
+    jobs = make_jobs(config)
+    results: list[tuple[Job, GameResult]] = []
+    if config.workers <= 1:
+        for job in jobs:
+            r = play_job(job)
+            results.append((job, r))
+            if on_done:
+                on_done(job, r)
+    else:
+        with ProcessPoolExecutor(max_workers=config.workers) as pool:
+            futures = {pool.submit(play_job, job): job for job in jobs}
+            for fut in as_completed(futures):
+                job = futures[fut]
+                r = fut.result()
+                results.append((job, r))
+                if on_done:
+                    on_done(job, r)
+    baseline = [r for j, r in results if j.candidate is None]
+    by_level = {c: [r for j, r in results if j.candidate == c] for c in config.candidates}
+    report = Report(
+        config=config,
+        baseline=summarise(config.opponent, baseline, baseline),
+        levels=[summarise(c, by_level[c], baseline) for c in config.candidates],
+        rounds=sum(len(r.scores) for r in baseline),
+    )
+    cands = config.candidates
+    for i, a in enumerate(cands):
+        for b in cands[i + 1:]:
+            report.pairs.append((a, b, paired(seat_scores(by_level[a]), seat_scores(by_level[b]))))
+    if config.out is not None:
+        write_outputs(report, config.out)
+    return report
+
+
+def write_outputs(report: Report, out: Path) -> None:
+    (out / "results.json").write_text(json.dumps(report.to_dict(), indent=1), encoding="utf-8")
+    plot(report, out / "scores.png")
+
+
+def plot(report: Report, path: Path) -> None:
+    """Box plots and histograms of the per-round scores of each level in its seats."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = [(f"{report.baseline.level} (baseline)", report.baseline.scores)]
+    series += [(s.level, s.scores) for s in report.levels]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    ax1.boxplot([s for _, s in series], showmeans=True)
+    ax1.set_xticks(range(1, len(series) + 1), [n for n, _ in series], rotation=20)
+    ax1.set_ylabel("score per round")
+    ax1.set_title("Score per round (box: quartiles, triangle: mean)")
+    bins = list(range(-80, 90, 5))
+    for name, scores in series:
+        ax2.hist(scores, bins=bins, histtype="step", label=name, density=True)
+    ax2.set_xlabel("score per round")
+    ax2.set_title(f"{report.config.ruleset} {report.config.length}, {report.rounds} rounds, "
+                  f"vs {report.config.opponent}")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
