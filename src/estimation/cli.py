@@ -208,3 +208,4 @@ def play(
     if save is not None:
         save.write_text(json.dumps(game.record(), indent=1), encoding="utf-8")
         Console().print(f"Record written to {save}")
+from . import cli_bots  # noqa: E402,F401
