@@ -82,7 +82,7 @@ class Action:
 
     @staticmethod
     def bare(seat: int, verb: Verb) -> Action:
-        return _intern(Action(seat, verb))
+        return _BARE[seat][verb]
 
     @staticmethod
     def contract(seat: int, verb: Verb, number: int, trump: Trump) -> Action:
@@ -163,6 +163,7 @@ def parse_contract(text: str) -> tuple[int, Trump]:
 
 
 _PLAY: Final = [[_intern(Action(s, Verb.PLAY, card=Card(c))) for c in range(52)] for s in range(4)]
+_BARE: Final = [{v: _intern(Action(s, v)) for v in BARE_VERBS} for s in range(4)]
 
 
 _SUIT_PLAYS: Final[list[dict[int, tuple[Action, ...]]]] = [{} for _ in range(16)]
@@ -181,15 +182,5 @@ def suit_play_actions(seat: int, suit: int, bits: int) -> tuple[Action, ...]:
 
 def play_actions(seat: int, mask: int) -> tuple[Action, ...]:
     """The play actions of ``seat`` for every card in ``mask``, low card first (cached per suit)."""
-    out: tuple[Action, ...] = ()
-    plays = _PLAY[seat]
-    for suit in range(4):
-        bits = (mask >> (suit * 13)) & 0x1FFF
-        if bits:
-            cache = _SUIT_PLAYS[seat * 4 + suit]
-            found = cache.get(bits)
-            if found is None:
-                found = tuple(plays[suit * 13 + r] for r in range(13) if bits >> r & 1)
-                cache[bits] = found
-            out = found if not out else out + found
-    return out
+    return (suit_play_actions(seat, 0, mask & 0x1FFF) + suit_play_actions(seat, 1, (mask >> 13) & 0x1FFF)
+            + suit_play_actions(seat, 2, (mask >> 26) & 0x1FFF) + suit_play_actions(seat, 3, mask >> 39))

@@ -58,11 +58,9 @@ class RoundResult:
 
 def score_round(ruleset: Ruleset, facts: RoundFacts) -> tuple[tuple[SeatScore, ...], bool]:
     """The ruleset's breakdown with the Sa'aydeh applied; also whether the round is a Sa'aydeh."""
-    breakdown = ruleset.score(facts)
     saaydeh = ruleset.saaydeh and not any(facts.made(s) for s in range(4))
-    if saaydeh:
-        # Nobody scores: the breakdown keeps what each line would have been, times 0.
-        breakdown = tuple(replace(s, multiplier=0) for s in breakdown)
+    # In a Sa'aydeh nobody scores: the breakdown keeps what each line would have been, times 0.
+    breakdown = ruleset.score(replace(facts, multiplier=0) if saaydeh else facts)
     return breakdown, saaydeh
 
 
