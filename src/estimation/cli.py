@@ -209,3 +209,5 @@ def play(
         save.write_text(json.dumps(game.record(), indent=1), encoding="utf-8")
         Console().print(f"Record written to {save}")
 from . import cli_bots  # noqa: E402,F401
+
+from . import cli_server  # noqa: E402,F401

@@ -1,0 +1,39 @@
+"""`estimation serve`: run the game server (needs the `server` extra: pip install 'estimation[server]')."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .cli import app
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", envvar="DATABASE_URL",
+        help="SQLAlchemy async URL; default a SQLite file estimation.db here, created and migrated on "
+             "first start. PostgreSQL: postgresql+asyncpg://user:pass@host/db")] = None,
+    bot_delay: Annotated[float | None, typer.Option(
+        help="Seconds a bot waits before moving (default 0.6; ESTIMATION_BOT_DELAY).")] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Run the multiplayer server: lobby at /api (OpenAPI at /docs), tables at /ws/tables/{id}."""
+    try:
+        import uvicorn
+
+        from .server import Settings, create_app
+    except ImportError as exc:
+        typer.echo(f"error: the server needs its extra: pip install 'estimation[server]' ({exc})", err=True)
+        raise typer.Exit(2) from None
+    overrides: dict[str, object] = {}
+    if database_url:
+        overrides["database_url"] = database_url
+    if bot_delay is not None:
+        overrides["bot_delay"] = bot_delay
+    settings = Settings.from_env(**overrides)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level,
+                ws_max_size=settings.ws_max_size, ws_ping_interval=20, ws_ping_timeout=20)

@@ -1,0 +1,48 @@
+"""The ASGI application: the lobby's REST routes, the table WebSocket, and the hub's start and stop.
+
+``create_app`` takes its settings explicitly so tests can run several servers side by side; `estimation
+serve` builds them from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from .. import __version__
+from .config import Settings
+from .hub import Hub
+from .lobby import router
+from .tables import TableError
+from .ws import table_socket
+
+DESCRIPTION = """The Estimation game server: a lobby over REST (this document) and tables over a WebSocket at
+`/ws/tables/{table_id}` (messages in docs/protocol.md). Sign in with `/api/guests`, `/api/accounts` or
+`/api/sessions` and send the token as `Authorization: Bearer TOKEN`."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    hub = Hub(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+
+    app = FastAPI(title="Estimation server", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app.state.hub = hub
+    app.include_router(router)
+    app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
+
+    @app.exception_handler(TableError)
+    async def table_error(_request: Request, exc: TableError) -> JSONResponse:
+        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
+
+    return app

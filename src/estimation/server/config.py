@@ -1,0 +1,64 @@
+"""Server settings, read once from the environment so that tests and deployments differ only in variables.
+
+Every knob has a default that makes `estimation serve` work with nothing else installed: a SQLite file in the
+current directory, human-pace bots, generous limits.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///estimation.db"
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw is None or raw == "" else int(raw)
+
+
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return default if raw is None or raw == "" else float(raw)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server needs to know that is not in the database."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    #: Lifetime of a session token; an expired token is refused like an unknown one.
+    session_seconds: int = 7 * 24 * 3600
+    #: Coins granted to a new account (a ledger row of kind ``grant``); guests get none and cannot stake.
+    starting_grant: int = 1000
+    #: Pause before a bot moves, so that humans can follow the table; 0 in tests.
+    bot_delay: float = 0.6
+    #: Largest WebSocket message the protocol accepts; larger ones get an error, the connection stays.
+    max_message_bytes: int = 4096
+    #: Hard cap at the WebSocket layer: above this the connection is closed (1009) before we read it.
+    ws_max_size: int = 65536
+    #: Token bucket per connection: sustained messages per second, and the burst allowed above it.
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
+    #: Refusals after which an abusive connection is closed (policy violation, 1008).
+    max_violations: int = 200
+    #: An open table that has not filled in this many seconds is abandoned and its stakes refunded.
+    open_table_seconds: int = 3600
+    #: How many past versions a table keeps for reconnecting clients before they need a full snapshot.
+    event_buffer: int = 256
+    #: Frames queued for one slow connection before the server drops it (it can reconnect and resync).
+    send_queue: int = 1024
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        base = cls(
+            database_url=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            session_seconds=_int("ESTIMATION_SESSION_SECONDS", cls.session_seconds),
+            starting_grant=_int("ESTIMATION_STARTING_GRANT", cls.starting_grant),
+            bot_delay=_float("ESTIMATION_BOT_DELAY", cls.bot_delay),
+            max_message_bytes=_int("ESTIMATION_MAX_MESSAGE_BYTES", cls.max_message_bytes),
+            rate_per_second=_float("ESTIMATION_RATE_PER_SECOND", cls.rate_per_second),
+            rate_burst=_int("ESTIMATION_RATE_BURST", cls.rate_burst),
+            open_table_seconds=_int("ESTIMATION_OPEN_TABLE_SECONDS", cls.open_table_seconds),
+        )
+        return replace(base, **overrides)  # type: ignore[arg-type]

@@ -1,0 +1,82 @@
+"""Finished games as history rows, and the stats computed from them.
+
+Each human seat of a finished game gets one :class:`~.models.Result` row, written in the same transaction
+as the game's last action, so history never misses or doubles a game. The record itself stays on the table
+row, where ``GET /api/tables/{id}/record`` serves it (without the seed) for replay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ..game import Game
+from .models import Result, utcnow
+
+#: Egyptian level points by outcome (RULES.md egyptian ruling 9); a leaver earns none.
+LEVEL_POINTS = {"win": 30, "draw": 10, "loss": 4}
+#: Egyptian wins that earn the badge.
+BADGE_WINS = 5
+
+
+def outcome(places: list[int], seat: int, left: bool) -> str:
+    """Win: first alone. Draw: first, shared. Loss: anything else, and always for a leaver."""
+    if left or places[seat] != 1:
+        return "loss"
+    return "draw" if places.count(1) > 1 else "win"
+
+
+def result_rows(table_id: int, game: Game, humans: dict[int, tuple[int, bool]],
+                coins: dict[int, int]) -> list[Result]:
+    """``humans`` maps seat -> (account id, left)."""
+    places = game.places
+    now = utcnow()
+    rows = []
+    for seat, (account_id, left) in sorted(humans.items()):
+        made = sum(1 for r in game.round_results if r.made[seat])
+        rows.append(Result(
+            table_id=table_id, seat=seat, account_id=account_id, ruleset=game.ruleset.name,
+            length=game.length, total=game.totals[seat], place=places[seat],
+            outcome=outcome(places, seat, left), left=left, rounds=len(game.round_results), made=made,
+            coins=coins.get(seat, 0), finished_at=now))
+    return rows
+
+
+async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int) -> list[dict[str, Any]]:
+    rows = (await db.scalars(select(Result).where(Result.account_id == account_id)
+                             .order_by(Result.finished_at.desc(), Result.table_id.desc())
+                             .limit(limit).offset(offset))).all()
+    return [{"table_id": r.table_id, "seat": r.seat, "ruleset": r.ruleset, "length": r.length,
+             "total": r.total, "place": r.place, "outcome": r.outcome, "left": r.left,
+             "rounds": r.rounds, "made": r.made, "coins": r.coins,
+             "finished_at": r.finished_at.isoformat() + "Z"} for r in rows]
+
+
+async def stats_of(db: AsyncSession, account_id: int) -> dict[str, Any]:
+    row = (await db.execute(select(
+        func.count(), func.coalesce(func.sum(Result.total), 0), func.coalesce(func.sum(Result.rounds), 0),
+        func.coalesce(func.sum(Result.made), 0),
+    ).where(Result.account_id == account_id))).one()
+    games, total, rounds, made = (int(x) for x in row)
+    wins = int(await db.scalar(select(func.count()).where(
+        Result.account_id == account_id, Result.outcome == "win")) or 0)
+    egyptian: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
+    points = 0
+    for outcome_name, left, n in (await db.execute(
+            select(Result.outcome, Result.left, func.count()).where(
+                Result.account_id == account_id, Result.ruleset == "egyptian")
+            .group_by(Result.outcome, Result.left))).all():
+        egyptian[outcome_name] += int(n)
+        if not left:
+            points += LEVEL_POINTS[outcome_name] * int(n)
+    return {
+        "games": games,
+        "wins": wins,
+        "average_score": round(total / games, 2) if games else None,
+        "make_rate": round(made / rounds, 4) if rounds else None,
+        "egyptian": {"games": sum(egyptian.values()), "wins": egyptian["win"], "draws": egyptian["draw"],
+                     "losses": egyptian["loss"], "level_points": points,
+                     "badge": egyptian["win"] >= BADGE_WINS},
+    }

@@ -1,0 +1,136 @@
+"""The hub: the process's tables in memory, the database handle, and the background sweeps.
+
+A table is loaded into memory the first time anyone touches it and stays pinned to this process; every
+table that was playing when the process stopped is loaded at start so its bots and clocks go on without
+waiting for a client. Scaling past one process means giving each process its own set of tables (see
+docs/architecture.md), which is why every table write checks the version it started from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import secrets
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from ..rulesets import RULESETS
+from .config import Settings
+from .db import make_engine, migrate, sessionmaker
+from .models import Seat, Table, utcnow
+from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
+
+log = logging.getLogger("estimation.server")
+
+
+class Hub:
+    def __init__(self, settings: Settings, engine: AsyncEngine | None = None) -> None:
+        self.settings = settings
+        self.engine = engine or make_engine(settings.database_url)
+        self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
+        self.runtimes: dict[int, TableRuntime] = {}
+        self._loading = asyncio.Lock()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await migrate(self.engine)
+        async with self.session() as db:
+            playing = (await db.scalars(select(Table.id).where(Table.status == "playing"))).all()
+        for table_id in playing:
+            runtime = await self.get(table_id)
+            if runtime is not None:
+                async with runtime.lock:
+                    runtime._schedule()
+        self._sweeper = asyncio.create_task(self._sweep_forever())
+        log.info("estimation server ready: %d tables resumed", len(playing))
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        for runtime in list(self.runtimes.values()):
+            runtime.shutdown()
+            # Let a bot move that is committing finish, so the database is left at a clean version.
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(5):
+                    async with runtime.lock:
+                        pass
+        self.runtimes.clear()
+        await self.engine.dispose()
+
+    async def get(self, table_id: int) -> TableRuntime | None:
+        runtime = self.runtimes.get(table_id)
+        if runtime is not None:
+            return runtime
+        async with self._loading:
+            runtime = self.runtimes.get(table_id)
+            if runtime is None:
+                async with self.session() as db:
+                    runtime = await load_runtime(self, db, table_id)
+                if runtime is not None:
+                    self.runtimes[table_id] = runtime
+        return runtime
+
+    def retire(self, runtime: TableRuntime) -> None:
+        """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""
+
+    async def create_table(self, account_id: int, ruleset: str, length: str | None, stake: int,
+                           private: bool, bot_seats: list[int], bot_level: str,
+                           turn_seconds: int) -> TableRuntime:
+        if ruleset not in RULESETS:
+            raise TableError("bad_rules", f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})", 422)
+        cls = RULESETS[ruleset]
+        length = length or cls.default_length
+        if length not in cls.lengths:
+            raise TableError("bad_rules", f"unknown length {length!r} for {ruleset} "
+                             f"(known: {', '.join(cls.lengths)})", 422)
+        invite = secrets.token_urlsafe(9) if private else None
+        names = {s: f"Bot {s + 1}" for s in bot_seats}
+        async with self.session() as db, db.begin():
+            row = Table(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
+                        bot_level=bot_level, turn_seconds=turn_seconds, status="open", version=0, pot=0,
+                        paid_out=False, record=None, created_by=account_id, created_at=utcnow())
+            db.add(row)
+            await db.flush()
+            for s in range(4):
+                db.add(Seat(table_id=row.id, seat=s, account_id=None, name=names.get(s), is_bot=s in names,
+                            staked=False, away=False, left=False))
+            table_id = row.id
+        rules = Rules(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
+                      bot_level=bot_level, turn_seconds=turn_seconds)
+        seats = [SeatState(is_bot=s in names, name=names.get(s)) for s in range(4)]
+        runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
+        async with self._loading:
+            self.runtimes.setdefault(table_id, runtime)
+        return self.runtimes[table_id]
+
+    async def sweep(self) -> None:
+        """Abandon (and refund) open tables that never filled; evict finished tables nobody watches."""
+        cutoff = utcnow() - dt.timedelta(seconds=self.settings.open_table_seconds)
+        async with self.session() as db:
+            stale = (await db.scalars(select(Table.id).where(Table.status == "open",
+                                                             Table.created_at < cutoff))).all()
+        for table_id in stale:
+            runtime = await self.get(table_id)
+            if runtime is not None:
+                await runtime.abandon("not filled in time")
+        for table_id, runtime in list(self.runtimes.items()):
+            if runtime.status in ("finished", "abandoned") and not runtime.conns:
+                self.runtimes.pop(table_id, None)
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweep failed")
+            await asyncio.sleep(min(30.0, max(1.0, self.settings.open_table_seconds / 4)))
+
+    def stats(self) -> dict[str, Any]:
+        return {"tables_in_memory": len(self.runtimes),
+                "connections": sum(len(r.conns) for r in self.runtimes.values())}

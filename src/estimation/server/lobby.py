@@ -1,0 +1,450 @@
+"""The lobby: REST endpoints for players, tables, wallets and history (documented at /docs and /openapi.json).
+
+Every input is bounded by its schema (lengths, ranges, no control characters, text that encodes as UTF-8),
+so that nothing a client sends can reach the database in a form it rejects: a bad request is a 4xx, never
+a 500. Table changes go through the table's runtime (its lock), exactly as WebSocket actions do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from ..bots import make_bot
+from ..rulesets import RULESETS
+from . import auth, history
+from .hub import Hub
+from .models import Account, LedgerEntry, Seat, Table
+from .tables import TableError
+
+router = APIRouter(prefix="/api")
+bearer = HTTPBearer(auto_error=False, description="A session token from /api/guests, /api/accounts or "
+                                                   "/api/sessions.")
+
+
+def _clean(text: str) -> str:
+    """Refuse what a database or a screen cannot take: control characters, lone surrogates, blank text."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ValueError("control characters are not allowed")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text must be valid Unicode") from None
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text.strip()
+
+
+def _encodable(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text must be valid Unicode") from None
+    return text
+
+
+Name = Annotated[str, Field(min_length=1, max_length=32, examples=["Ann"]), AfterValidator(_clean)]
+Password = Annotated[str, Field(min_length=8, max_length=128), AfterValidator(_encodable)]
+Code = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+TableId = Annotated[int, Path(ge=1, le=2_147_483_647, description="A table's id.")]
+PlayerId = Annotated[int, Path(ge=1, le=2_147_483_647, description="A player's id.")]
+Limit = Annotated[int, Query(ge=1, le=100)]
+Offset = Annotated[int, Query(ge=0, le=1_000_000)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GuestIn(Strict):
+    name: Name
+
+
+class CredentialsIn(Strict):
+    name: Name
+    password: Password
+
+
+class AccountOut(BaseModel):
+    id: int
+    name: str
+    guest: bool
+    balance: int
+
+
+class SessionOut(BaseModel):
+    token: str = Field(description="Send as 'Authorization: Bearer TOKEN', and in the WebSocket hello.")
+    expires_in: int = Field(description="Seconds until the token expires.")
+    account: AccountOut
+
+
+class TableIn(Strict):
+    ruleset: Annotated[str, Field(max_length=32, examples=["koutchina"])] = "koutchina"
+    length: Annotated[str | None, Field(max_length=32, examples=["micro"])] = None
+    stake: Annotated[int, Field(ge=0, le=1_000_000, description="Coins per staker; 0: not staked.")] = 0
+    private: bool = Field(False, description="Private tables are not listed; joining needs the invite code.")
+    bot_seats: Annotated[list[Annotated[int, Field(ge=0, le=3)]], Field(max_length=3)] = Field(
+        default_factory=list, description="Seats filled by bots from the start (at most three).")
+    bot_level: Annotated[str, Field(max_length=32)] = "random"
+    turn_seconds: Annotated[int, Field(ge=0, le=3600, description="The turn clock; 0: none.")] = 60
+
+
+class JoinIn(Strict):
+    seat: Annotated[int | None, Field(ge=0, le=3, description="A seat; null: the first free one.")] = None
+    stake: bool = Field(False, description="Pay the table's stake into the pot (accounts only).")
+    invite: Code | None = None
+
+
+class SeatOut(BaseModel):
+    seat: int
+    name: str | None
+    account_id: int | None
+    bot: bool
+    staked: bool
+    away: bool
+    left: bool
+
+
+class TableOut(BaseModel):
+    id: int
+    ruleset: str
+    length: str
+    stake: int
+    private: bool
+    bot_level: str
+    turn_seconds: int
+    status: str
+    version: int
+    pot: int
+    seats: list[SeatOut]
+    invite_code: str | None = Field(None, description="Shown only to the table's creator.")
+
+
+class JoinOut(BaseModel):
+    seat: int
+    table: TableOut
+
+
+class RulesetOut(BaseModel):
+    name: str
+    lengths: list[str]
+    default_length: str
+
+
+class LedgerOut(BaseModel):
+    id: int
+    kind: str
+    amount: int
+    table_id: int | None
+    key: str
+
+
+class GameOut(BaseModel):
+    table_id: int
+    seat: int
+    ruleset: str
+    length: str
+    total: int
+    place: int
+    outcome: str
+    left: bool
+    rounds: int
+    made: int
+    coins: int
+    finished_at: str
+
+
+class EgyptianStats(BaseModel):
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    level_points: int
+    badge: bool
+
+
+class StatsOut(BaseModel):
+    games: int
+    wins: int
+    average_score: float | None
+    make_rate: float | None
+    egyptian: EgyptianStats
+
+
+class PlayerOut(BaseModel):
+    id: int
+    name: str
+    guest: bool
+
+
+def hub_of(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+HubDep = Annotated[Hub, Depends(hub_of)]
+Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+async def current_account(hub: HubDep, creds: Creds) -> Account:
+    async with hub.session() as db:
+        account = await auth.account_for_token(db, creds.credentials if creds else None)
+    if account is None:
+        raise HTTPException(401, "sign in first: unknown, missing or expired token",
+                            headers={"WWW-Authenticate": "Bearer"})
+    return account
+
+
+Me = Annotated[Account, Depends(current_account)]
+
+
+def _account_out(a: Account) -> AccountOut:
+    return AccountOut(id=a.id, name=a.name, guest=a.is_guest, balance=a.balance)
+
+
+def bot_levels() -> list[str]:
+    """The bot levels the installed bots package offers, asked of ``make_bot`` itself."""
+    from .. import bots
+
+    for attr in ("LEVELS", "BOT_LEVELS"):
+        levels = getattr(bots, attr, None)
+        if levels:
+            return [str(x) for x in levels]
+    try:
+        make_bot("\x00no such level")
+    except ValueError as exc:
+        text = str(exc)
+        if "known: " in text:
+            return [x.strip() for x in text.rsplit("known: ", 1)[1].rstrip(")").split(",") if x.strip()]
+    return ["random"]
+
+
+# --- players -------------------------------------------------------------------------------------------
+@router.get("/health", tags=["server"])
+async def health(hub: HubDep) -> dict[str, Any]:
+    """Liveness, and how much this process holds."""
+    return {"ok": True, **hub.stats()}
+
+
+@router.get("/rulesets", tags=["rules"])
+async def rulesets() -> list[RulesetOut]:
+    """The rulesets and lengths a table may be created with."""
+    return [RulesetOut(name=n, lengths=list(c.lengths), default_length=c.default_length)
+            for n, c in RULESETS.items()]
+
+
+@router.get("/bots", tags=["rules"])
+async def bots() -> dict[str, list[str]]:
+    """The bot levels that can fill empty seats."""
+    return {"levels": bot_levels()}
+
+
+@router.post("/guests", status_code=201, tags=["players"])
+async def new_guest(body: GuestIn, hub: HubDep) -> SessionOut:
+    """Play as a guest: a display name, no password, no wallet (guests cannot stake)."""
+    async with hub.session() as db, db.begin():
+        account = await auth.create_guest(db, body.name)
+        token = await auth.open_session(db, account, hub.settings.session_seconds)
+    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
+
+
+@router.post("/accounts", status_code=201, tags=["players"],
+             responses={409: {"description": "The name is taken."}})
+async def new_account(body: CredentialsIn, hub: HubDep) -> SessionOut:
+    """Register (the password is hashed with argon2) and sign in; the wallet gets the starting grant."""
+    password_hash = await asyncio.to_thread(auth.hash_password, body.password)
+    try:
+        async with hub.session() as db, db.begin():
+            account = await auth.register(db, body.name, password_hash, hub.settings.starting_grant)
+            if account is None:
+                raise HTTPException(409, "that name is taken")
+            token = await auth.open_session(db, account, hub.settings.session_seconds)
+    except IntegrityError:
+        raise HTTPException(409, "that name is taken") from None
+    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
+
+
+@router.post("/sessions", tags=["players"], responses={401: {"description": "Wrong name or password."}})
+async def sign_in(body: CredentialsIn, hub: HubDep) -> SessionOut:
+    """Sign in to an account: a new session token."""
+    async with hub.session() as db, db.begin():
+        account = await db.scalar(select(Account).where(Account.login == body.name.casefold()))
+        stored = account.password_hash if account is not None else None
+        ok = await asyncio.to_thread(auth.check_password, stored, body.password)
+        if account is None or not ok:
+            raise HTTPException(401, "wrong name or password")
+        token = await auth.open_session(db, account, hub.settings.session_seconds)
+    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
+
+
+@router.delete("/sessions", status_code=204, tags=["players"])
+async def sign_out(hub: HubDep, me: Me, creds: Creds) -> Response:
+    """Sign out: this session's token stops working."""
+    assert creds is not None
+    async with hub.session() as db, db.begin():
+        await auth.close_session(db, creds.credentials)
+    return Response(status_code=204)
+
+
+@router.get("/me", tags=["players"])
+async def whoami(me: Me) -> AccountOut:
+    """The signed-in player, with the wallet balance."""
+    return _account_out(me)
+
+
+@router.get("/me/ledger", tags=["wallet"])
+async def my_ledger(hub: HubDep, me: Me, limit: Limit = 50, offset: Offset = 0) -> list[LedgerOut]:
+    """Every coin movement of the signed-in player's wallet, newest first."""
+    async with hub.session() as db:
+        rows = (await db.scalars(select(LedgerEntry).where(LedgerEntry.account_id == me.id)
+                                 .order_by(LedgerEntry.id.desc()).limit(limit).offset(offset))).all()
+    return [LedgerOut(id=r.id, kind=r.kind, amount=r.amount, table_id=r.table_id, key=r.key) for r in rows]
+
+
+@router.get("/players/{player_id}", tags=["history"], responses={404: {"description": "No such player."}})
+async def player(player_id: PlayerId, hub: HubDep) -> PlayerOut:
+    async with hub.session() as db:
+        account = await db.get(Account, player_id)
+    if account is None:
+        raise HTTPException(404, "no such player")
+    return PlayerOut(id=account.id, name=account.name, guest=account.is_guest)
+
+
+@router.get("/players/{player_id}/games", tags=["history"])
+async def player_games(player_id: PlayerId, hub: HubDep, limit: Limit = 20,
+                       offset: Offset = 0) -> list[GameOut]:
+    """A player's finished games, newest first; each record is at /api/tables/{table_id}/record."""
+    async with hub.session() as db:
+        return [GameOut(**g) for g in await history.games_of(db, player_id, limit, offset)]
+
+
+@router.get("/players/{player_id}/stats", tags=["history"])
+async def player_stats(player_id: PlayerId, hub: HubDep) -> StatsOut:
+    """Games, wins, average score, make rate; for egyptian, level points (30/10/4) and the badge."""
+    async with hub.session() as db:
+        return StatsOut(**await history.stats_of(db, player_id))
+
+
+# --- tables --------------------------------------------------------------------------------------------
+def _table_out(public: dict[str, Any], invite: str | None = None) -> TableOut:
+    return TableOut(**{k: v for k, v in public.items()}, invite_code=invite)
+
+
+async def _runtime(hub: Hub, table_id: int) -> Any:
+    runtime = await hub.get(table_id)
+    if runtime is None:
+        raise HTTPException(404, "no such table")
+    return runtime
+
+
+@router.get("/tables", tags=["tables"])
+async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"] = "open",
+                      limit: Limit = 50, offset: Offset = 0) -> list[TableOut]:
+    """Public tables: ``open`` ones to join (the default), ``playing`` ones to watch, ``finished`` ones."""
+    async with hub.session() as db:
+        rows = (await db.scalars(select(Table).where(Table.status == status, Table.private.is_(False))
+                                 .order_by(Table.id.desc()).limit(limit).offset(offset))).all()
+        ids = [r.id for r in rows]
+        seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
+    by_table: dict[int, list[SeatOut]] = {i: [] for i in ids}
+    for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
+        by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,
+                                            staked=s.staked, away=s.away, left=s.left))
+    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, stake=r.stake, private=r.private,
+                     bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
+                     pot=r.pot, seats=by_table[r.id], invite_code=None) for r in rows]
+
+
+@router.post("/tables", status_code=201, tags=["tables"],
+             responses={422: {"description": "Unknown ruleset, length or bot level."}})
+async def create_table(body: TableIn, hub: HubDep, me: Me) -> TableOut:
+    """Create a table with its rules; it starts when its four seats are filled (bots count)."""
+    if len(set(body.bot_seats)) != len(body.bot_seats):
+        raise HTTPException(422, "bot_seats lists each seat once")
+    levels = bot_levels()
+    if body.bot_level not in levels:
+        raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
+    try:
+        runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
+                                         sorted(body.bot_seats), body.bot_level, body.turn_seconds)
+    except TableError as exc:
+        raise HTTPException(exc.status, exc.message) from None
+    return _table_out(runtime.public(), runtime.rules.invite_code)
+
+
+@router.get("/tables/{table_id}", tags=["tables"], responses={404: {"description": "No such table."}})
+async def get_table(table_id: TableId, hub: HubDep, creds: Creds,
+                    invite: Annotated[str | None, Query(max_length=64)] = None) -> TableOut:
+    """A table's rules, seats and status (a private one: to its creator, its players, or with the invite)."""
+    runtime = await _runtime(hub, table_id)
+    account_id = await _account_id(hub, creds)
+    mine = account_id is not None and (account_id == runtime.created_by
+                                       or any(s.account_id == account_id for s in runtime.seats))
+    if runtime.rules.private and not mine and invite != runtime.rules.invite_code:
+        raise HTTPException(404, "no such table")
+    creator = account_id == runtime.created_by
+    return _table_out(runtime.public(), runtime.rules.invite_code if creator else None)
+
+
+async def _account_id(hub: Hub, creds: HTTPAuthorizationCredentials | None) -> int | None:
+    if creds is None:
+        return None
+    async with hub.session() as db:
+        account = await auth.account_for_token(db, creds.credentials)
+    return None if account is None else account.id
+
+
+@router.post("/tables/{table_id}/join", tags=["tables"],
+             responses={402: {"description": "Not enough coins to stake."},
+                        403: {"description": "Private table, or a guest trying to stake."},
+                        404: {"description": "No such table."},
+                        409: {"description": "Seat taken, table full or already started."}})
+async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> JoinOut:
+    """Take a seat (and, at a staked table, optionally stake). The fourth seat filled starts the game."""
+    runtime = await _runtime(hub, table_id)
+    seat = await runtime.join(me.id, me.name, me.is_guest, body.seat, body.stake, body.invite)
+    return JoinOut(seat=seat, table=_table_out(runtime.public()))
+
+
+@router.post("/tables/{table_id}/leave", tags=["tables"],
+             responses={404: {"description": "No such table."}, 409: {"description": "Not seated."}})
+async def leave_table(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
+    """Leave. Before the start: the seat frees and a stake is refunded. During play: a bot takes the seat
+    and a stake is forfeit (RULES.md ruling 11), except in egyptian, where leaving ends the match."""
+    runtime = await _runtime(hub, table_id)
+    await runtime.leave(me.id)
+    return _table_out(runtime.public())
+
+
+@router.get("/tables/{table_id}/view", tags=["tables"], responses={404: {"description": "No such table."}})
+async def watch(table_id: TableId, hub: HubDep,
+                invite: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+    """The spectator's view (``Game.view(None)``: no hand at all); live play is on the WebSocket."""
+    runtime = await _runtime(hub, table_id)
+    if runtime.rules.private and invite != runtime.rules.invite_code:
+        raise HTTPException(404, "no such table")
+    async with runtime.lock:
+        return {"version": runtime.version, "table": runtime.public(), "view": runtime.view_for(None)}
+
+
+@router.get("/tables/{table_id}/record", tags=["history"],
+            responses={404: {"description": "No such table."},
+                       409: {"description": "The game is not finished (a record would show the hands)."}})
+async def download_record(table_id: TableId, hub: HubDep) -> dict[str, Any]:
+    """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`."""
+    async with hub.session() as db:
+        row = await db.get(Table, table_id)
+    if row is None:
+        raise HTTPException(404, "no such table")
+    if row.status != "finished" or row.record is None:
+        raise HTTPException(409, "the game is not finished")
+    record: dict[str, Any] = json.loads(row.record)
+    record.pop("seed", None)
+    return record

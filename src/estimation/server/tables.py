@@ -1,0 +1,541 @@
+"""The table runtime: the one authoritative copy of a table's game, and everything that changes it.
+
+Every change to a table (a seat taken, an action, a timeout, a leaver) goes through a :class:`TableRuntime`
+method that holds the table's ``asyncio.Lock``, so a table is a single-threaded state machine even with
+many connections. Each change is written to the database in one transaction (table row with the record,
+seats, an event row, ledger rows, results) *before* anyone is told; only then is the action acked and
+each connection sent its own ``Game.view``. If the write fails, the in-memory state is put back as it was,
+so memory never runs ahead of the database: a process killed at any moment restarts at the last commit.
+
+Versions: every commit is one version, carrying a list of public events (never a hand). The last
+``event_buffer`` versions stay in memory for reconnecting clients; older gaps get a full snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import logging
+import secrets
+import zlib
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from .. import new_game
+from ..actions import Action
+from ..bots import Bot, make_bot
+from ..errors import EstimationError
+from ..game import Game
+from ..record import load_record
+from ..stakes import split_pot
+from . import history, wallets
+from .models import Event, Seat, Table, utcnow
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .hub import Hub
+
+log = logging.getLogger("estimation.server")
+
+
+class TableError(Exception):
+    """A refusal to pass back to the one client that asked: ``code`` is machine-readable, the text human."""
+
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+@dataclass(slots=True)
+class SeatState:
+    account_id: int | None = None
+    name: str | None = None
+    is_bot: bool = False
+    staked: bool = False
+    away: bool = False
+    left: bool = False
+
+    @property
+    def taken(self) -> bool:
+        return self.is_bot or self.account_id is not None
+
+    @property
+    def bot_plays(self) -> bool:
+        """A bot moves for this seat: a bot seat, a human who left, or a human marked away."""
+        return self.is_bot or self.left or self.away
+
+
+@dataclass(slots=True)
+class Rules:
+    ruleset: str
+    length: str
+    stake: int
+    private: bool
+    invite_code: str | None
+    bot_level: str
+    turn_seconds: int
+
+
+class TableRuntime:
+    def __init__(self, hub: Hub, table_id: int, rules: Rules, status: str, version: int, pot: int,
+                 seats: list[SeatState], game: Game | None, created_by: int) -> None:
+        self.hub = hub
+        self.id = table_id
+        self.rules = rules
+        self.status = status
+        self.version = version
+        self.pot = pot
+        self.seats = seats
+        self.game = game
+        self.created_by = created_by
+        self.lock = asyncio.Lock()
+        self.conns: set[Connection] = set()
+        self.buffer: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=hub.settings.event_buffer)
+        self.action_ids: OrderedDict[tuple[int, str], int] = OrderedDict()
+        self.bots: dict[int, Bot] = {}
+        self.timer: asyncio.Task[None] | None = None
+        self.closed = False
+
+    # --- what clients see ---------------------------------------------------------------------------
+    def public(self) -> dict[str, Any]:
+        """The table as the lobby and every client see it: rules, seats, status. Never a card."""
+        return {
+            "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
+            "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
+            "turn_seconds": self.rules.turn_seconds, "status": self.status, "version": self.version,
+            "pot": self.pot,
+            "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
+                       "staked": s.staked, "away": s.away, "left": s.left} for i, s in enumerate(self.seats)],
+        }
+
+    def view_for(self, seat: int | None) -> dict[str, Any] | None:
+        """The one redaction point: ``Game.view``. Nothing else puts game state in a message."""
+        return None if self.game is None else self.game.view(seat)
+
+    def snapshot(self, seat: int | None) -> dict[str, Any]:
+        return {"type": "snapshot", "version": self.version, "table": self.public(),
+                "view": self.view_for(seat)}
+
+    def catch_up(self, seat: int | None, last_version: int | None) -> dict[str, Any]:
+        """What a (re)connecting client missed since ``last_version``: the events, or a full snapshot."""
+        if last_version is None or last_version > self.version or last_version < 0:
+            return self.snapshot(seat)
+        if last_version == self.version:
+            return {"type": "resume", "from": last_version, "version": self.version, "events": [],
+                    "table": self.public(), "view": self.view_for(seat)}
+        first = self.buffer[0][0] if self.buffer else self.version + 1
+        if last_version + 1 < first:
+            return self.snapshot(seat)
+        missed = [{"version": v, "events": ev} for v, ev in self.buffer if v > last_version]
+        return {"type": "resume", "from": last_version, "version": self.version, "events": missed,
+                "table": self.public(), "view": self.view_for(seat)}
+
+    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+        table = self.public()
+        views: dict[int | None, dict[str, Any] | None] = {}
+        for conn in list(self.conns):
+            if conn.closed:
+                self.conns.discard(conn)
+                continue
+            if conn.seat not in views:
+                views[conn.seat] = self.view_for(conn.seat)
+            conn.send({"type": "update", "version": self.version, "events": events, "table": table,
+                       "view": views[conn.seat]})
+
+    # --- persistence ------------------------------------------------------------------------------
+    def _save_point(self) -> tuple[Any, ...]:
+        return (self.game.clone() if self.game is not None else None, [replace(s) for s in self.seats],
+                self.status, self.pot)
+
+    def _restore(self, point: tuple[Any, ...]) -> None:
+        self.game, self.seats, self.status, self.pot = point
+
+    async def _commit(self, events: list[dict[str, Any]], *, seat: int | None = None,
+                      action_id: str | None = None, seats_changed: bool = False,
+                      extra: Callable[[AsyncSession], Awaitable[None]] | None = None) -> int:
+        """Write the new state and its events in one transaction; the new version once it is durable."""
+        version = self.version + 1
+        record = None if self.game is None else json.dumps(self.game.record(include_seed=True),
+                                                           separators=(",", ":"))
+        async with self.hub.session() as db, db.begin():
+            if extra is not None:
+                await extra(db)
+            values: dict[str, Any] = {"version": version, "status": self.status}
+            if record is not None:
+                values["record"] = record
+            if self.status in ("finished", "abandoned"):
+                values["finished_at"] = utcnow()
+            result = await db.execute(update(Table).where(Table.id == self.id, Table.version == self.version)
+                                      .values(**values).execution_options(synchronize_session=False))
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                raise RuntimeError(f"table {self.id} moved on elsewhere (another process owns it)")
+            if seats_changed:
+                for i, s in enumerate(self.seats):
+                    await db.execute(update(Seat).where(Seat.table_id == self.id, Seat.seat == i).values(
+                        account_id=s.account_id, name=s.name, is_bot=s.is_bot, staked=s.staked, away=s.away,
+                        left=s.left).execution_options(synchronize_session=False))
+            db.add(Event(table_id=self.id, version=version, seat=seat, action_id=action_id,
+                         data=json.dumps(events, separators=(",", ":"))))
+            pot = await db.scalar(select(Table.pot).where(Table.id == self.id))
+        self.version = version
+        self.pot = int(pot or 0)
+        self.buffer.append((version, events))
+        if action_id is not None and seat is not None:
+            self._remember(seat, action_id, version)
+        return version
+
+    def _remember(self, seat: int, action_id: str, version: int) -> None:
+        self.action_ids[(seat, action_id)] = version
+        while len(self.action_ids) > 4 * self.hub.settings.event_buffer:
+            self.action_ids.popitem(last=False)
+
+    async def _change(self, mutate: Callable[[], list[dict[str, Any]]], *, seat: int | None = None,
+                      action_id: str | None = None, seats_changed: bool = False,
+                      extra: Callable[[AsyncSession], Awaitable[None]] | None = None,
+                      ack: Connection | None = None) -> int:
+        """Mutate in memory, commit, then ack and broadcast; on any failure put memory back as it was.
+
+        Must be called with the lock held. ``mutate`` returns the public events of the change; when the game
+        is over after it, the game's results and payout are written in the same transaction.
+        """
+        point = self._save_point()
+        try:
+            events = mutate()
+            finishing = self.game is not None and self.game.is_over and self.status == "playing"
+            if finishing:
+                self.status = "finished"
+                events = [*events, *self._over_events()]
+                extra = self._with_finish(extra, events)
+            version = await self._commit(events, seat=seat, action_id=action_id,
+                                         seats_changed=seats_changed or finishing, extra=extra)
+        except BaseException:
+            self._restore(point)
+            raise
+        if ack is not None and action_id is not None:
+            ack.send({"type": "ack", "id": action_id, "version": version})
+        self._broadcast(events)
+        self._schedule()
+        if self.status in ("finished", "abandoned"):
+            self.hub.retire(self)
+        return version
+
+    def _over_events(self) -> list[dict[str, Any]]:
+        assert self.game is not None
+        return [{"kind": "over", "totals": list(self.game.totals), "places": self.game.places,
+                 "ended": self.game.ended}]
+
+    def _leavers(self) -> set[int]:
+        gone = {i for i, s in enumerate(self.seats) if s.left}
+        if self.game is not None and self.game.ended is not None:
+            gone.add(int(self.game.ended["seat"]))
+        return gone
+
+    def _with_finish(self, extra: Callable[[AsyncSession], Awaitable[None]] | None,
+                     events: list[dict[str, Any]]) -> Callable[[AsyncSession], Awaitable[None]]:
+        """The finishing transaction: whatever the change wrote, plus the payout and the history rows."""
+        game = self.game
+        assert game is not None
+        leavers = self._leavers()
+        stakers = [i for i, s in enumerate(self.seats) if s.staked and s.account_id is not None]
+        coins = split_pot(self.rules.stake, stakers, game.totals, [s for s in stakers if s in leavers])
+        payouts = {seat: (self.seats[seat].account_id or 0, c) for seat, c in coins.items()}
+        humans = {i: (s.account_id, i in leavers) for i, s in enumerate(self.seats)
+                  if s.account_id is not None}
+        if stakers:
+            events[-1]["payout"] = {str(k): v for k, v in coins.items()}
+
+        async def finish(db: AsyncSession) -> None:
+            if extra is not None:
+                await extra(db)
+            if stakers:
+                await wallets.pay_out(db, self.id, payouts)
+            else:
+                await db.execute(update(Table).where(Table.id == self.id).values(paid_out=True)
+                                 .execution_options(synchronize_session=False))
+            for row in history.result_rows(self.id, game, {k: (a, left) for k, (a, left) in humans.items()
+                                                           if a is not None}, coins):
+                db.add(row)
+
+        return finish
+
+    # --- seats -----------------------------------------------------------------------------------
+    async def join(self, account_id: int, name: str, is_guest: bool, seat: int | None, stake: bool,
+                   invite: str | None) -> int:
+        async with self.lock:
+            if self.status != "open":
+                raise TableError("not_open", "this table is not taking players")
+            if self.rules.private and invite != self.rules.invite_code and account_id != self.created_by:
+                raise TableError("forbidden", "this table is private: an invite code is needed", 403)
+            if any(s.account_id == account_id for s in self.seats):
+                raise TableError("already_seated", "you already have a seat at this table")
+            if seat is None:
+                seat = next((i for i, s in enumerate(self.seats) if not s.taken), None)
+                if seat is None:
+                    raise TableError("full", "every seat is taken")
+            elif self.seats[seat].taken:
+                raise TableError("seat_taken", f"seat {seat} is taken")
+            staking = stake and self.rules.stake > 0
+            if staking and is_guest:
+                raise TableError("guest_cannot_stake", "guests cannot stake: register an account", 403)
+            chosen = seat
+
+            def mutate() -> list[dict[str, Any]]:
+                self.seats[chosen] = SeatState(account_id=account_id, name=name, staked=staking)
+                events: list[dict[str, Any]] = [{"kind": "join", "seat": chosen, "name": name,
+                                                 "staked": staking}]
+                if all(s.taken for s in self.seats):
+                    events.extend(self._start())
+                return events
+
+            async def pay(db: AsyncSession) -> None:
+                if staking:
+                    await wallets.stake_in(db, self.id, account_id, self.rules.stake)
+
+            try:
+                await self._change(mutate, seats_changed=True, extra=pay)
+            except wallets.WalletError as exc:
+                raise TableError("wallet", str(exc), 402) from None
+            return chosen
+
+    def _start(self) -> list[dict[str, Any]]:
+        names = [s.name or f"Seat {i}" for i, s in enumerate(self.seats)]
+        self.game = new_game(self.rules.ruleset, self.rules.length, secrets.randbits(63), names)
+        self.status = "playing"
+        return [{"kind": "start", "players": names, "dealer": self.game.dealer}]
+
+    async def leave(self, account_id: int) -> None:
+        async with self.lock:
+            seat = next((i for i, s in enumerate(self.seats) if s.account_id == account_id and not s.left),
+                        None)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            if self.status == "open":
+                await self._leave_open(seat, account_id)
+            elif self.status == "playing":
+                await self._leave_playing(seat)
+            else:
+                raise TableError("not_playing", "this table is over")
+
+    async def _leave_open(self, seat: int, account_id: int) -> None:
+        staked = self.seats[seat].staked
+
+        def mutate() -> list[dict[str, Any]]:
+            self.seats[seat] = SeatState()
+            events: list[dict[str, Any]] = [{"kind": "leave", "seat": seat, "replaced_by": None}]
+            if not any(s.account_id is not None for s in self.seats):
+                self.status = "abandoned"
+                events.append({"kind": "abandoned"})
+            return events
+
+        async def give_back(db: AsyncSession) -> None:
+            if staked:
+                await wallets.refund(db, self.id, account_id)
+
+        await self._change(mutate, seats_changed=True, extra=give_back)
+
+    async def _leave_playing(self, seat: int) -> None:
+        game = self.game
+        assert game is not None
+
+        def mutate() -> list[dict[str, Any]]:
+            self.seats[seat].left = True
+            if game.ruleset.leaver_ends_match:
+                game.end_match_left(seat)
+                return [{"kind": "leave", "seat": seat, "replaced_by": None}]
+            return [{"kind": "leave", "seat": seat, "replaced_by": "bot"}]
+
+        await self._change(mutate, seats_changed=True)
+
+    async def abandon(self, reason: str) -> bool:
+        """Close a table that never started, refunding every stake; False if it has started meanwhile."""
+        async with self.lock:
+            if self.status != "open":
+                return False
+            humans = [s.account_id for s in self.seats if s.account_id is not None]
+
+            def mutate() -> list[dict[str, Any]]:
+                self.status = "abandoned"
+                self.seats = [SeatState(is_bot=s.is_bot, name=s.name) if s.is_bot else SeatState()
+                              for s in self.seats]
+                return [{"kind": "abandoned", "reason": reason}]
+
+            async def give_back(db: AsyncSession) -> None:
+                for account_id in humans:
+                    await wallets.refund(db, self.id, account_id)
+
+            await self._change(mutate, seats_changed=True, extra=give_back)
+            return True
+
+    # --- play --------------------------------------------------------------------------------------
+    async def act(self, conn: Connection, action_id: str, text: str, version: int | None) -> None:
+        """A client's action, checked in the order: game over? whose turn? legal? stale version?"""
+        async with self.lock:
+            seat = conn.seat
+            if seat is None:
+                raise TableError("not_seated", "spectators cannot act")
+            done = self.action_ids.get((seat, action_id))
+            if done is not None:  # a resend of an action already committed: ack it again, apply nothing
+                conn.send({"type": "ack", "id": action_id, "version": done, "duplicate": True})
+                return
+            game = self.game
+            if game is None or self.status == "open":
+                raise TableError("not_started", "the game has not started")
+            if game.is_over or self.status != "playing":
+                raise TableError("game_over", "the game is over")
+            if game.to_move != seat:
+                raise TableError("not_your_turn", f"it is seat {game.to_move}'s turn, not yours")
+            try:
+                action = Action.parse(text)
+            except EstimationError as exc:
+                raise TableError("invalid", str(exc)) from None
+            if action.seat != seat:
+                raise TableError("not_your_seat", f"you play seat {seat}, not seat {action.seat}")
+            if action not in game.legal_actions():
+                try:
+                    game.clone().apply(action)
+                    reason = "not a legal action now"
+                except EstimationError as exc:
+                    reason = str(exc)
+                raise TableError("illegal", reason)
+            if version is not None and version != self.version:
+                raise TableError("stale", f"you acted on version {version}; the table is at {self.version}")
+            back = self.seats[seat].away
+
+            def mutate() -> list[dict[str, Any]]:
+                events = []
+                if back:
+                    self.seats[seat].away = False
+                    events.append({"kind": "away", "seat": seat, "away": False})
+                events.append(self._apply(game, action, seat, by_bot=False))
+                return events
+
+            await self._change(mutate, seat=seat, action_id=action_id, seats_changed=back, ack=conn)
+
+    def _apply(self, game: Game, action: Action, seat: int, by_bot: bool) -> dict[str, Any]:
+        round_no, deal = game.round_no, game.deal_no + 1
+        game.apply(action)
+        return {"kind": "action", "seat": seat, "action": action.text, "round": round_no, "deal": deal,
+                "bot": by_bot}
+
+    async def set_away(self, seat: int, away: bool) -> None:
+        async with self.lock:
+            if self.status != "playing" or self.seats[seat].away == away or self.seats[seat].left:
+                return
+
+            def mutate() -> list[dict[str, Any]]:
+                self.seats[seat].away = away
+                return [{"kind": "away", "seat": seat, "away": away}]
+
+            await self._change(mutate, seats_changed=True)
+
+    # --- bots and the clock -------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        """After every commit: a bot's turn gets a short delay, a human's turn the table's clock."""
+        if self.timer is not None and self.timer is not asyncio.current_task():
+            self.timer.cancel()
+        self.timer = None
+        game = self.game
+        if self.closed or self.status != "playing" or game is None or game.to_move is None:
+            return
+        seat = game.to_move
+        if self.seats[seat].bot_plays:
+            delay, timeout = self.hub.settings.bot_delay, False
+        elif self.rules.turn_seconds > 0:
+            delay, timeout = float(self.rules.turn_seconds), True
+        else:
+            return
+        self.timer = asyncio.create_task(self._turn_after(delay, self.version, seat, timeout))
+
+    async def _turn_after(self, delay: float, version: int, seat: int, timeout: bool) -> None:
+        await asyncio.sleep(delay)
+        # Once the wait is over the move must not be cut in half by a cancel: shield the commit.
+        await asyncio.shield(self._bot_turn(version, seat, timeout))
+
+    async def _bot_turn(self, version: int, seat: int, timeout: bool) -> None:
+        try:
+            async with self.lock:
+                game = self.game
+                if (self.closed or self.version != version or game is None or game.to_move != seat
+                        or self.status != "playing"):
+                    return
+                view = game.view(seat)
+                text = await asyncio.to_thread(self._bot_choice, seat, view)
+                action = Action.parse(text)
+                if action not in game.legal_actions():
+                    log.error("table %s: bot %s chose %r, not legal; playing the first legal action",
+                              self.id, self.rules.bot_level, text)
+                    action = game.legal_actions()[0]
+                mark_away = timeout and not self.seats[seat].away
+
+                def mutate() -> list[dict[str, Any]]:
+                    events = []
+                    if mark_away:
+                        self.seats[seat].away = True
+                        events.append({"kind": "away", "seat": seat, "away": True, "reason": "timeout"})
+                    events.append(self._apply(game, action, seat, by_bot=True))
+                    return events
+
+                await self._change(mutate, seat=seat, seats_changed=mark_away)
+        except Exception:
+            log.exception("table %s: bot turn failed; retrying", self.id)
+            await asyncio.sleep(1.0)
+            async with self.lock:
+                if self.version == version:
+                    self._schedule()
+
+    def _bot_choice(self, seat: int, view: dict[str, Any]) -> str:
+        """Runs in a thread: a bot sees exactly the view a human in the seat would (a private copy)."""
+        bot = self.bots.get(seat)
+        if bot is None:
+            level = self.rules.bot_level
+            bot = self.bots[seat] = make_bot(level, zlib.crc32(f"{self.id}/{seat}".encode()))
+        try:
+            return bot.act(copy.deepcopy(view))
+        except Exception:
+            log.exception("table %s: bot failed in seat %s", self.id, seat)
+            return str(view["legal"][0])
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        self.closed = True
+        if self.timer is not None:
+            self.timer.cancel()
+        for conn in list(self.conns):
+            conn.close()
+
+
+async def load_runtime(hub: Hub, db: AsyncSession, table_id: int) -> TableRuntime | None:
+    """Rebuild a table from its rows: the record (with the seed) replays the game to its last commit."""
+    row = await db.get(Table, table_id)
+    if row is None:
+        return None
+    seat_rows = (await db.scalars(select(Seat).where(Seat.table_id == table_id).order_by(Seat.seat))).all()
+    seats = [SeatState(account_id=s.account_id, name=s.name, is_bot=s.is_bot, staked=s.staked, away=s.away,
+                       left=s.left) for s in seat_rows]
+    game = None if row.record is None else load_record(json.loads(row.record))
+    rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
+                  invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds)
+    runtime = TableRuntime(hub, table_id, rules, row.status, row.version, row.pot, seats, game,
+                           row.created_by)
+    events = (await db.scalars(select(Event).where(Event.table_id == table_id)
+                               .order_by(Event.version.desc()).limit(hub.settings.event_buffer))).all()
+    for ev in reversed(events):
+        runtime.buffer.append((ev.version, json.loads(ev.data)))
+        if ev.action_id is not None and ev.seat is not None:
+            runtime._remember(ev.seat, ev.action_id, ev.version)
+    return runtime
+
+
+def cancel_quietly(task: asyncio.Task[Any] | None) -> None:
+    if task is not None:
+        with contextlib.suppress(Exception):
+            task.cancel()

@@ -1,0 +1,339 @@
+"""Helpers for the server tests: a server subprocess, a REST client, a WebSocket player, and the checks."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parents[2]
+_names = itertools.count(1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """`estimation serve` as a child process: started, killed (SIGKILL too) and restarted on one database."""
+
+    def __init__(self, database_url: str, name: str = "", env: dict[str, str] | None = None) -> None:
+        self.database_url = database_url
+        self.name = name
+        self.port = free_port()
+        self.env = {"ESTIMATION_BOT_DELAY": "0", **(env or {})}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = {**os.environ, **self.env, "DATABASE_URL": self.database_url}
+        log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "estimation", "serve", "--port", str(self.port), "--log-level", "warning"],
+            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                if httpx.get(self.base + "/api/health", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"server did not start:\n{self.log()}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hook runs, exactly like a crash."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-5000:]
+        except OSError:
+            return ""
+
+
+class Api:
+    """A small REST client that remembers one player's token."""
+
+    def __init__(self, server: ServerProcess, token: str | None = None, account: dict[str, Any] | None = None):
+        self.server = server
+        self.token = token
+        self.account = account or {}
+        self.http = httpx.Client(base_url=server.base, timeout=30.0)
+
+    @property
+    def id(self) -> int:
+        return int(self.account["id"])
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def get(self, path: str, **kw: Any) -> httpx.Response:
+        return self.http.get(path, headers=self.headers(), **kw)
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> httpx.Response:
+        return self.http.post(path, json=body if body is not None else {}, headers=self.headers(), **kw)
+
+    def ok(self, response: httpx.Response) -> Any:
+        assert response.status_code < 300, (response.status_code, response.text)
+        return response.json() if response.content else None
+
+    @classmethod
+    def guest(cls, server: ServerProcess, name: str | None = None) -> Api:
+        r = httpx.post(server.base + "/api/guests", json={"name": name or f"Guest {next(_names)}"})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        return cls(server, body["token"], body["account"])
+
+    @classmethod
+    def register(cls, server: ServerProcess, name: str | None = None, password: str = "correct horse") -> Api:
+        name = name or f"player{next(_names)}x{random.randrange(10**9)}"
+        r = httpx.post(server.base + "/api/accounts", json={"name": name, "password": password})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        return cls(server, body["token"], body["account"])
+
+    def create_table(self, **rules: Any) -> dict[str, Any]:
+        rules.setdefault("turn_seconds", 0)
+        r = self.post("/api/tables", rules)
+        assert r.status_code == 201, r.text
+        return dict(r.json())
+
+    def join(self, table_id: int, **body: Any) -> dict[str, Any]:
+        return dict(self.ok(self.post(f"/api/tables/{table_id}/join", body)))
+
+
+class Player:
+    """A WebSocket client at one table: keeps every message it receives, and its latest view."""
+
+    def __init__(self, server: ServerProcess, table_id: int, token: str | None, invite: str | None = None):
+        self.server = server
+        self.table_id = table_id
+        self.token = token
+        self.invite = invite
+        self.ws: Any = None
+        self.messages: list[dict[str, Any]] = []
+        self.version = 0
+        self.view: dict[str, Any] | None = None
+        self.seat: int | None = None
+        self.acks: dict[str, int] = {}
+        self.errors: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+
+    async def connect(self, last_version: int | None = None) -> dict[str, Any]:
+        self.ws = await websockets.connect(f"{self.server.ws_base}/ws/tables/{self.table_id}",
+                                           max_size=2**22, open_timeout=30)
+        hello: dict[str, Any] = {"type": "hello"}
+        if self.token:
+            hello["token"] = self.token
+        if self.invite:
+            hello["invite"] = self.invite
+        if last_version is not None:
+            hello["last_version"] = last_version
+        await self.send(hello)
+        welcome = await self.recv()
+        assert welcome["type"] == "welcome", welcome
+        self.seat = welcome["seat"]
+        return await self.recv()
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+    async def send(self, message: Any) -> None:
+        await self.ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
+
+    async def recv(self, timeout: float = 30.0) -> dict[str, Any]:
+        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+        msg = json.loads(raw)
+        self.messages.append(msg)
+        if msg.get("view") is not None:
+            self.view = msg["view"]
+        if "version" in msg and msg["type"] in ("update", "snapshot", "resume"):
+            self.version = msg["version"]
+        if msg["type"] == "ack":
+            self.acks[msg["id"]] = msg["version"]
+        if msg["type"] == "error":
+            self.errors.append(msg)
+        return dict(msg)
+
+    async def until(self, predicate: Any, timeout: float = 60.0) -> dict[str, Any]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise TimeoutError(f"seat {self.seat}: condition not met; last {self.messages[-3:]}")
+            msg = await self.recv(left)
+            if predicate(msg):
+                return msg
+
+    async def act(self, text: str, version: int | None = None) -> str:
+        action_id = f"a{next(self._ids)}-{random.randrange(10**6)}"
+        msg: dict[str, Any] = {"type": "action", "id": action_id, "action": text}
+        if version is not None:
+            msg["version"] = version
+        await self.send(msg)
+        return action_id
+
+    def my_turn(self) -> bool:
+        v = self.view
+        return v is not None and not v["over"] and v["to_move"] == self.seat and bool(v["legal"])
+
+    async def play_to_end(self, rng: random.Random, stop_after: int | None = None, timeout: float = 120) -> int:
+        """Play random legal actions whenever it is this seat's turn, until the game is over.
+
+        Waits for each action's ack before the next, as a careful client would; returns actions made.
+        """
+        made = 0
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.view is None or not self.view["over"]:
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"seat {self.seat}: game not over in time")
+            if stop_after is not None and made >= stop_after:
+                return made
+            if self.my_turn():
+                assert self.view is not None
+                text = rng.choice(self.view["legal"])
+                action_id = await self.act(text, self.version)
+                msg = await self.until(lambda m, a=action_id: (m["type"] == "ack" and m["id"] == a)
+                                       or (m["type"] == "error" and m.get("id") == a))
+                if msg["type"] == "error":
+                    # A stale version (a bot or the clock moved first) or a rate limit are the only
+                    # refusals a well-behaved client can get; anything else is a server bug.
+                    assert msg["code"] in ("stale", "not_your_turn", "rate_limited"), msg
+                    if msg["code"] == "rate_limited":
+                        await asyncio.sleep(0.2)
+                    continue
+                made += 1
+                # Wait for the update that carries our own version, so our view is current.
+                version = msg["version"]
+                if self.version < version:
+                    await self.until(lambda m, v=version: m["type"] == "update" and m["version"] >= v)
+            else:
+                await self.recv(timeout=max(1.0, deadline - asyncio.get_running_loop().time()))
+        return made
+
+
+# --- checks ------------------------------------------------------------------------------------------
+CARD = re.compile(r"(?<![0-9A-Z])([2-9TJQKA][SHDC])(?![0-9A-Z])")
+DECLARATION = re.compile(r"^\d (call|bid|declare) ")
+
+
+def _strings(obj: Any) -> Any:
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def _keys(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _keys(v)
+
+
+def deals_by_key(record: dict[str, Any]) -> dict[tuple[int, int], list[set[str]]]:
+    """(round, deal number within the round) -> the four hands as sets of card texts."""
+    out: dict[tuple[int, int], list[set[str]]] = {}
+    counts: dict[int, int] = {}
+    for deal in record["deals"]:
+        r = deal["round"]
+        counts[r] = counts.get(r, 0) + 1
+        out[(r, counts[r])] = [set(h.split()) for h in deal["hands"]]
+    return out
+
+
+def check_hidden(seat: int | None, messages: list[dict[str, Any]], record: dict[str, Any]) -> int:
+    """No message to ``seat`` names a card of another seat's hand before that card is played.
+
+    Every view in every message is checked against the record's true hands for the view's deal; event lists
+    may name only cards being played. Also: no message ever carries a seed. Returns the views checked.
+    """
+    hands = deals_by_key(record)
+    checked = 0
+    for msg in messages:
+        assert "seed" not in set(_keys(msg)), msg
+        view = msg.get("view")
+        if view is not None:
+            assert view["seat"] == seat, (seat, view["seat"])
+            key = (view["round"], view["deal"])
+            if key in hands:
+                deal = hands[key]
+                played = {a.split()[2] for a in view["actions"] if a.split()[1] == "play"}
+                if seat is None:
+                    assert view["hand"] is None
+                else:
+                    assert set(view["hand"]) == deal[seat] - played, (view["hand"], deal[seat], played)
+                hidden = set().union(*(deal[s] for s in range(4) if s != seat)) - played
+                for text in _strings(view):
+                    if DECLARATION.match(text):
+                        continue
+                    leaked = set(CARD.findall(text)) & hidden
+                    assert not leaked, f"seat {seat} was shown {leaked} in {text!r}"
+                checked += 1
+        for batch in _event_batches(msg):
+            for ev in batch:
+                for k, v in ev.items():
+                    if k == "action":
+                        continue
+                    for text in _strings(v):
+                        assert not CARD.findall(text), (ev, text)
+    return checked
+
+
+def _event_batches(msg: dict[str, Any]) -> Any:
+    if msg.get("type") == "update":
+        yield msg["events"]
+    elif msg.get("type") == "resume":
+        for item in msg["events"]:
+            yield item["events"]
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
