@@ -208,6 +208,7 @@ def play(
     if save is not None:
         save.write_text(json.dumps(game.record(), indent=1), encoding="utf-8")
         Console().print(f"Record written to {save}")
-from . import cli_bots  # noqa: E402,F401
 
-from . import cli_server  # noqa: E402,F401
+
+from . import cli_bots  # noqa: E402,F401
+from . import cli_server as _cli_server  # noqa: E402,F401
