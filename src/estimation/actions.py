@@ -7,7 +7,6 @@ same object, so legal-action lists are cheap to build and ``in`` tests are ident
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Final
 
 from .cards import Card, Trump, card_from_text
@@ -33,15 +32,36 @@ CONTRACT_VERBS: Final = frozenset({Verb.CALL, Verb.BID, Verb.DECLARE})
 BARE_VERBS: Final = frozenset({Verb.DASHCALL, Verb.NODASH, Verb.PASS, Verb.DASH, Verb.WITH})
 
 
-@dataclass(frozen=True, slots=True)
 class Action:
-    """One seat's move. ``number``/``trump`` carry calls, bids and estimates; ``card`` a play."""
+    """One seat's move. ``number``/``trump`` carry calls, bids and estimates; ``card`` a play.
+
+    Actions are flyweights: constructing or parsing the same action twice returns the same object, so
+    equality is identity and hashing is by identity too (both in C), which keeps legality tests on the
+    hot path cheap. Attributes cannot be changed.
+    """
+
+    __slots__ = ("card", "number", "seat", "text", "trump", "verb")
 
     seat: int
     verb: Verb
-    number: int | None = None
-    trump: Trump | None = None
-    card: Card | None = None
+    number: int | None
+    trump: Trump | None
+    card: Card | None
+    text: str
+
+    def __new__(cls, seat: int, verb: Verb | str, number: int | None = None, trump: Trump | None = None,
+                card: Card | int | None = None) -> Action:
+        key = (seat, verb, number, trump, card)
+        found = _BY_VALUE.get(key)
+        if found is not None:
+            return found
+        return _create(key)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("actions are immutable")
+
+    def __reduce__(self) -> tuple[type[Action], tuple[object, ...]]:
+        return (Action, (self.seat, self.verb, self.number, self.trump, self.card))
 
     def __str__(self) -> str:
         return self.text
@@ -49,36 +69,22 @@ class Action:
     def __repr__(self) -> str:
         return f"Action.parse({self.text!r})"
 
-    @property
-    def text(self) -> str:
-        verb = self.verb
-        if verb in BARE_VERBS:
-            return f"{self.seat} {verb}"
-        if verb is Verb.PLAY:
-            return f"{self.seat} play {self.card}"
-        if verb is Verb.EST:
-            if self.trump is None:
-                return f"{self.seat} est {self.number}"
-            return f"{self.seat} est {self.number} {self.trump}"
-        return f"{self.seat} {verb} {self.number}{self.trump}"
-
     @classmethod
     def parse(cls, text: str) -> Action:
         """Read the record syntax; raises :class:`InvalidActionError` saying what is malformed."""
         cached = _INTERNED.get(text)
         if cached is not None:
             return cached
-        action = _parse(text)
-        return _intern(action)
+        return _parse(text)
 
-    # Constructors that return interned instances: the hot paths use these.
+    # Constructors for the hot paths.
     @staticmethod
     def play(seat: int, card: Card) -> Action:
         return _PLAY[seat][card]
 
     @staticmethod
     def est(seat: int, number: int, trump: Trump | None = None) -> Action:
-        return _intern(Action(seat, Verb.EST, number, trump))
+        return Action(seat, Verb.EST, number, trump)
 
     @staticmethod
     def bare(seat: int, verb: Verb) -> Action:
@@ -86,19 +92,60 @@ class Action:
 
     @staticmethod
     def contract(seat: int, verb: Verb, number: int, trump: Trump) -> Action:
-        return _intern(Action(seat, verb, number, trump))
+        return Action(seat, verb, number, trump)
 
 
 _INTERNED: dict[str, Action] = {}
-_BY_VALUE: dict[Action, Action] = {}
+_BY_VALUE: dict[tuple[object, ...], Action] = {}
 
 
-def _intern(action: Action) -> Action:
-    found = _BY_VALUE.get(action)
+def _text(seat: int, verb: Verb, number: int | None, trump: Trump | None, card: Card | None) -> str:
+    if verb in BARE_VERBS:
+        return f"{seat} {verb}"
+    if verb is Verb.PLAY:
+        return f"{seat} play {card}"
+    if verb is Verb.EST:
+        return f"{seat} est {number}" if trump is None else f"{seat} est {number} {trump}"
+    return f"{seat} {verb} {number}{trump}"
+
+
+def _create(key: tuple[object, ...]) -> Action:
+    """Make the one instance of a new action, after checking its fields fit its verb."""
+    seat, verb_in, number, trump_in, card_in = key
+    if seat not in (0, 1, 2, 3):
+        raise InvalidActionError(f"not a seat: {seat!r} (seats are 0-3)")
+    try:
+        verb = Verb(verb_in)  # type: ignore[arg-type]
+    except ValueError:
+        raise InvalidActionError(f"unknown verb {verb_in!r}") from None
+    try:
+        trump = None if trump_in is None else Trump(trump_in)  # type: ignore[arg-type]
+        card = None if card_in is None else Card(card_in)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise InvalidActionError(f"malformed action: {exc}") from None
+    if number is not None and not isinstance(number, int):
+        raise InvalidActionError(f"not a number: {number!r}")
+    shape_ok = (
+        (verb in BARE_VERBS and number is None and trump is None and card is None)
+        or (verb is Verb.PLAY and card is not None and number is None and trump is None)
+        or (verb is Verb.EST and number is not None and 0 <= number <= 13 and card is None)
+        or (verb in CONTRACT_VERBS and number is not None and 4 <= number <= 13 and trump is not None
+            and card is None)
+    )
+    if not shape_ok:
+        raise InvalidActionError(f"malformed {verb} action")
+    assert isinstance(seat, int)
+    canonical = (seat, verb, number, trump, card)
+    found = _BY_VALUE.get(canonical)
     if found is None:
-        _BY_VALUE[action] = action
-        _INTERNED[action.text] = action
-        found = action
+        found = object.__new__(Action)
+        for name, value in zip(("seat", "verb", "number", "trump", "card"), canonical, strict=True):
+            object.__setattr__(found, name, value)
+        text = _text(seat, verb, number, trump, card)
+        object.__setattr__(found, "text", text)
+        _BY_VALUE[canonical] = found
+        _INTERNED[text] = found
+    _BY_VALUE[key] = found
     return found
 
 
@@ -162,8 +209,8 @@ def parse_contract(text: str) -> tuple[int, Trump]:
     return number, trump
 
 
-_PLAY: Final = [[_intern(Action(s, Verb.PLAY, card=Card(c))) for c in range(52)] for s in range(4)]
-_BARE: Final = [{v: _intern(Action(s, v)) for v in BARE_VERBS} for s in range(4)]
+_PLAY: Final = [[Action(s, Verb.PLAY, card=Card(c)) for c in range(52)] for s in range(4)]
+_BARE: Final = [{v: Action(s, v) for v in BARE_VERBS} for s in range(4)]
 
 
 _SUIT_PLAYS: Final[list[dict[int, tuple[Action, ...]]]] = [{} for _ in range(16)]

@@ -18,6 +18,7 @@ from .rulesets.base import Phase, RoundSpec, Ruleset
 
 _PLAY = Phase.PLAY
 _OVER = Phase.OVER
+_PLAY_VERB = Verb.PLAY
 
 
 class Game:
@@ -158,31 +159,27 @@ class Game:
         return legal
 
     def apply(self, action: Action | str) -> None:
-        """Check and apply; raises :class:`IllegalActionError` (or :class:`InvalidActionError`)."""
+        """Check and apply; raises :class:`IllegalActionError` (or :class:`InvalidActionError`).
+
+        Legal means "in :meth:`legal_actions`": one source of truth. Actions are flyweights, so the
+        membership test is an identity scan in C over a list that is usually already cached.
+        """
         if type(action) is not Action:
             if isinstance(action, str):
                 action = Action.parse(action)
-            elif not isinstance(action, Action):
+            else:
                 raise InvalidActionError(f"not an action: {action!r}")
-        if self.phase is _PLAY:
-            seat = action.seat
-            card = action.card
-            if action.verb is not Verb.PLAY or seat != self.turn or card is None:
-                raise self._illegal(action)
-            hand = self.hands[seat]
-            if not hand >> card & 1:
-                raise self._illegal(action)
-            trick = self.trick
-            if trick and card // 13 != trick[0] // 13 and hand & SUIT_BITS[trick[0] // 13]:
-                raise self._illegal(action)
-            self._legal = None
-            self.actions.append(action)
-            self._play(seat, card)
-            return
-        if (self.phase is Phase.OVER or action.seat != self.turn
-                or not self.ruleset.is_legal(self, action)):
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if action not in legal:
             raise self._illegal(action)
-        self.apply_unchecked(action)
+        self._legal = None
+        self.actions.append(action)
+        if action.verb is _PLAY_VERB:
+            self._play(action.seat, action.card)  # type: ignore[arg-type]
+        else:
+            self.ruleset.apply_declaration(self, action)
 
     def apply_unchecked(self, action: Action) -> None:
         """Apply without checking: the fast path for simulations that only ever pick legal actions."""

@@ -56,11 +56,6 @@ class Ruleset:
     def legal_declarations(self, game: Game) -> list[Action]:
         raise NotImplementedError
 
-    def is_legal(self, game: Game, action: Action) -> bool:
-        """Whether a declaration by the seat to move is legal; must agree with :meth:`legal_declarations`
-        (a property test checks every candidate action against the list)."""
-        return action in self.legal_declarations(game)
-
     def apply_declaration(self, game: Game, action: Action) -> None:
         """Apply a declaration already known to be legal (the unchecked path)."""
         raise NotImplementedError

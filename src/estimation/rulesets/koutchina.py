@@ -100,28 +100,6 @@ class Koutchina(Ruleset):
             return out
         return self._legal_estimates(game, seat)
 
-    def is_legal(self, game: Game, action: Action) -> bool:
-        verb = action.verb
-        phase = game.phase
-        if phase is Phase.DASH:
-            return verb in self.offer_verbs
-        if phase is Phase.AUCTION:
-            if verb is Verb.PASS:
-                return True
-            if verb is not Verb.CALL:
-                return False
-            assert action.number is not None and action.trump is not None
-            return game.standing is None or (
-                contract_rank(action.number, action.trump) > contract_rank(*game.standing[:2]))
-        if phase is not Phase.ESTIMATE or verb is not Verb.EST:
-            return False
-        n = action.number
-        assert n is not None
-        if action.trump is not None and (game.kind != "fixed" or n < self.super_call_min):
-            return False
-        low, top, forbidden = self.estimate_bounds(game)
-        return low <= n <= top and n != forbidden
-
     def _legal_estimates(self, game: Game, seat: int) -> list[Action]:
         low, top, forbidden = self.estimate_bounds(game)
         super_calls = game.kind == "fixed"
