@@ -9,6 +9,19 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
+# The server tests run on SQLite and on PostgreSQL; tests/server/conftest.py starts a throwaway cluster from
+# the installed binaries (/usr/lib/postgresql/*/bin) and FAILS when there are none. Install them here when
+# we can (root, Debian); set TEST_DATABASE_URL=postgresql+asyncpg://... to use a server of your own instead.
+if [ -z "${TEST_DATABASE_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+    && ! command -v initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing PostgreSQL for the server tests (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "warning: PostgreSQL is not installed; the PostgreSQL server tests will fail" >&2
+  fi
+fi
 .venv/bin/ruff check src tests bench
 .venv/bin/mypy src
 .venv/bin/python -m pytest -q "$@"
