@@ -9,8 +9,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-    TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from .cli import _read_record, app
@@ -106,7 +112,7 @@ def tournament(
                         opponent=opponent, ruleset=ruleset, length=length, games=games, seed=seed,
                         workers=workers, out=out)
         total = len(make_jobs(config))
-        console = Console(highlight=False)
+        console = Console(highlight=False, width=max(140, Console().width))
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("games"), TimeElapsedColumn(), TimeRemainingColumn(),
                       console=console) as progress:

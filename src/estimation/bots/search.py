@@ -214,6 +214,7 @@ def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], 
                 leader = (leader + _winner_index(trick, trump)) & 3
                 won[leader] += 1
                 trick = []
+            tricks: Sequence[int]
             if exact:
                 scores, tricks = solve(h, trump, leader, trick, won, scorer)
             else:

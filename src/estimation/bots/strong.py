@@ -20,7 +20,8 @@ class StrongBot:
 
     name = "strong"
 
-    def __init__(self, seed: int | None = None, budget: Budget | None = None, name: str | None = None) -> None:
+    def __init__(self, seed: int | None = None, budget: Budget | None = None,
+                 name: str | None = None) -> None:
         self._rng = random.Random(seed)
         self.budget = budget or Budget()
         if name is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..bots import Budget, Bot, HeuristicBot, RandomBot, StrongBot
+from ..bots import Bot, Budget, HeuristicBot, RandomBot, StrongBot
 from ..bots.omniscient import OmniscientBot
 from ..game import Game
 from ..rulesets import get_ruleset
@@ -91,10 +91,9 @@ def game_seed(seed: int, index: int) -> int:
 
 def play_job(job: Job) -> GameResult:
     """Play one game of the line-up to the end; write its record if asked."""
-    game = Game(get_ruleset(job.ruleset), job.length, seed=game_seed(job.seed, job.index),
-                players=[job.candidate if s == job.seat and job.candidate else job.opponent for s in range(4)])
-    bots = [tournament_bot(job.candidate if s == job.seat and job.candidate else job.opponent,
-                           game_seed(job.seed, job.index) * 4 + s, game) for s in range(4)]
+    levels = [job.candidate if s == job.seat and job.candidate else job.opponent for s in range(4)]
+    game = Game(get_ruleset(job.ruleset), job.length, seed=game_seed(job.seed, job.index), players=levels)
+    bots = [tournament_bot(levels[s], game_seed(job.seed, job.index) * 4 + s, game) for s in range(4)]
     result = GameResult(job.index, job.candidate, job.seat)
     while not game.is_over:
         seat = game.to_move
