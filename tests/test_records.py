@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference_scorer_classic as classic_ref
+import reference_scorer_egyptian as egyptian_ref
 from reference_scorer import next_multiplier, places, risk_level, score_round
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +46,8 @@ ROUND_KEYS = (
     "saaydeh",
 )
 LENGTHS = {"micro": (0, 5), "mini": (5, 10), "full": (13, 18)}  # (call rounds, all rounds)
+CLASSIC_LENGTHS = {"full": (13, 18)}
+EGYPTIAN_LENGTHS = {"standard": (13, 18), "committee": (13, 13), "long": (19, 24)}  # (auction, all rounds)
 FIXED_TRUMPS = ["NT", "S", "H", "D", "C"]
 RANKS = "23456789TJQKA"
 
@@ -218,7 +222,22 @@ def test_expectations_agree_with_the_rules(path):
     """Recompute every expected number of a legal record from its actions, by the rules."""
     rec = json.loads(path.read_text())
     want = _expected(path)
-    ncall, nrounds = LENGTHS[rec.get("length", "micro")]
+    ruleset = rec.get("ruleset", "koutchina")
+    if ruleset == "egyptian":
+        _check_egyptian(rec, want)
+        return
+    classic = ruleset == "classic"
+    if classic:
+        ncall, nrounds = CLASSIC_LENGTHS[rec.get("length", "full")]
+        ref_risk, ref_score, ref_next, ref_places = (
+            classic_ref.risk_level,
+            classic_ref.score_round,
+            classic_ref.next_multiplier,
+            classic_ref.places,
+        )
+    else:
+        ncall, nrounds = LENGTHS[rec.get("length", "micro")]
+        ref_risk, ref_score, ref_next, ref_places = risk_level, score_round, next_multiplier, places
     by_round: dict[int, list] = {}
     for deal in rec["deals"]:
         by_round.setdefault(deal["round"], []).append(deal)
@@ -264,12 +283,78 @@ def test_expectations_agree_with_the_rules(path):
         made = [e == t for e, t in zip(est, tricks, strict=True)]
         assert w["made"] == made
         assert w["saaydeh"] == (not any(made))
-        assert w["risk"] == risk_level(sum(est))
-        assert w["scores"] == score_round(
+        assert w["risk"] == ref_risk(sum(est))
+        assert w["scores"] == ref_score(
             est, tricks, caller=caller, last_estimator=last, dash_callers=dash, multiplier=mult
         )
-        mult = next_multiplier(mult, w["saaydeh"])
+        mult = ref_next(mult, w["saaydeh"])
     totals = [sum(r["scores"][s] for r in want["rounds"]) for s in range(4)]
     assert want["totals"] == totals
-    assert want["places"] == places(totals)
+    assert want["places"] == ref_places(totals)
     assert want["complete"] == (len(want["rounds"]) == nrounds)
+
+
+def _check_egyptian(rec: dict, want: dict) -> None:
+    """The `egyptian` hand work re-derived from the actions (RULES.md `egyptian` 1-9), without the engine."""
+    nauction, nrounds = EGYPTIAN_LENGTHS[rec.get("length", "standard")]
+    by_round: dict[int, list] = {}
+    for deal in rec["deals"]:
+        by_round.setdefault(deal["round"], []).append(deal)
+    for w in want["rounds"]:
+        n = w["round"]
+        assert len(by_round[n]) == 1, "no redeal in egyptian"
+        deal = by_round[n][0]
+        acts = _acts(deal)
+        dash = [int(a[0]) for a in acts if a[1] == "dash"]
+        assert len(dash) <= 2
+        bidder, withs = None, set()
+        for a in acts:
+            if a[1] == "bid":
+                bidder, withs = int(a[0]), set()  # a higher bid voids every With
+            elif a[1] == "with":
+                assert bidder is not None and int(a[0]) != bidder
+                withs.add(int(a[0]))
+        ests = [(int(a[0]), int(a[2])) for a in acts if a[1] == "est"]
+        est = [0, 0, 0, 0]
+        for seat, v in ests:
+            est[seat] = v
+        after = None
+        if bidder is None:
+            kind, trump, caller, leader = "nobid", "NT", None, deal["dealer"]
+            ring = [s for s in range(4) if s not in dash]
+            start = next(s for s in ((deal["dealer"] + i) % 4 for i in range(4)) if s not in dash)
+            order = ring[ring.index(start) :] + ring[: ring.index(start)]
+            assert [s for s, _ in ests] == order, "nobid: estimates from the dealer, Dash seats skipped"
+        else:
+            kind = "speed" if n > nauction else "auction"
+            (declare,) = [a for a in acts if a[1] == "declare"]
+            assert int(declare[0]) == bidder
+            trump = "NT" if declare[2].endswith("NT") else declare[2][-1]
+            number = int(declare[2][: -len(trump)])
+            caller = leader = bidder
+            est[caller] = number
+            after = [(caller + i) % 4 for i in range(1, 4)]
+            order = [s for s in after if s in withs] + [s for s in after if s not in withs and s not in dash]
+            assert [s for s, _ in ests] == order, "With seats first, then the others"
+            assert all(0 <= v <= number for _, v in ests)
+        last = ests[-1][0]
+        tricks, first = _tricks(deal, trump)
+        assert first == leader, "the Caller (nobid: the dealer) leads trick 1"
+        assert (w["kind"], w["trump"], w["caller"]) == (kind, trump, caller)
+        assert (w["estimates"], w["tricks"]) == (est, tricks)
+        assert w["deals"] == 1 and w["multiplier"] == 1 and w["saaydeh"] is False
+        assert sum(est) != 13
+        assert sum(1 for e in est if e == 0) <= 2
+        made = [e == t for e, t in zip(est, tricks, strict=True)]
+        assert w["made"] == made
+        risk = caller is not None and egyptian_ref.at_risk(sum(est), est[last])
+        assert w["risk"] == int(risk)
+        assert w["scores"] == egyptian_ref.score_round(
+            est, tricks, caller=caller, last_estimator=last, with_seats=withs, dash_seats=dash
+        )
+    totals = [sum(r["scores"][s] for r in want["rounds"]) for s in range(4)]
+    ended = rec.get("ended")
+    leaver = ended["seat"] if ended else None
+    assert want["totals"] == totals
+    assert want["places"] == egyptian_ref.places(totals, leaver)
+    assert want["complete"] == (len(want["rounds"]) == nrounds and not ended)
