@@ -337,3 +337,37 @@ def _event_batches(msg: dict[str, Any]) -> Any:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+def query(database_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    """Read the server's database directly (the tests' own connection, never the server's)."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def go() -> list[tuple[Any, ...]]:
+        engine = create_async_engine(database_url)
+        try:
+            async with engine.connect() as conn:
+                return [tuple(r) for r in (await conn.execute(text(sql), params)).all()]
+        finally:
+            await engine.dispose()
+
+    return list(asyncio.run(go()))
+
+
+def ledger_totals(database_url: str) -> dict[str, int]:
+    def one(sql: str) -> int:
+        return int(query(database_url, sql)[0][0] or 0)
+
+    return {
+        "wallets": one("SELECT SUM(balance) FROM accounts"),
+        "pots": one("SELECT SUM(pot) FROM tables"),
+        "grants": one("SELECT SUM(amount) FROM ledger WHERE kind = 'grant'"),
+        "negative": one("SELECT COUNT(*) FROM accounts WHERE balance < 0")
+        + one("SELECT COUNT(*) FROM tables WHERE pot < 0"),
+        "mismatched_wallets": one(
+            "SELECT COUNT(*) FROM accounts a WHERE a.balance <> "
+            "(SELECT COALESCE(SUM(l.amount), 0) FROM ledger l WHERE l.account_id = a.id)"),
+        "double_payouts": one(
+            "SELECT COUNT(*) FROM (SELECT key FROM ledger GROUP BY key HAVING COUNT(*) > 1) d"),
+    }
