@@ -43,10 +43,10 @@ class Budget:
     """Work per decision. ``samples``: deals drawn; ``exact_tricks``: solve exactly at or below this many
     tricks left; ``max_seconds``: a safety cap only."""
 
-    samples: int = 24
-    play_samples: int = 24
+    samples: int = 64
+    play_samples: int = 64
     exact_tricks: int = 3
-    max_seconds: float = 0.9
+    max_seconds: float = 0.8
     evidence: bool = True
     rollout: str = "policy"  # or "random" (ablation)
 
