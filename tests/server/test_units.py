@@ -1,0 +1,53 @@
+"""In-process checks of the pieces: migrations on a fresh database, session expiry, the pot split, stats."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from pathlib import Path
+
+from estimation.server.auth import account_for_token, create_guest, hash_token, open_session
+from estimation.server.config import Settings
+from estimation.server.db import make_engine, migrate, sessionmaker
+from estimation.server.history import outcome
+from estimation.server.models import Session
+
+
+def test_migrations_create_the_schema_once_and_sessions_expire(tmp_path: Path) -> None:
+    async def main() -> None:
+        engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+        await migrate(engine)
+        await migrate(engine)  # a second start finds the schema in place
+        maker = sessionmaker(engine)
+        async with maker() as db, db.begin():
+            guest = await create_guest(db, "Ann")
+            live = await open_session(db, guest, 3600)
+            dead = await open_session(db, guest, 3600)
+        async with maker() as db, db.begin():
+            row = await db.get(Session, hash_token(dead))
+            assert row is not None
+            row.expires_at = dt.datetime(2000, 1, 1)
+        async with maker() as db:
+            assert (await account_for_token(db, live)) is not None
+            assert await account_for_token(db, dead) is None
+            assert await account_for_token(db, "no such token") is None
+            assert await account_for_token(db, None) is None
+        await engine.dispose()
+
+    asyncio.run(main())
+
+
+def test_outcomes_for_history() -> None:
+    assert outcome([1, 2, 3, 4], 0, left=False) == "win"
+    assert outcome([1, 1, 3, 4], 1, left=False) == "draw"
+    assert outcome([2, 1, 3, 4], 0, left=False) == "loss"
+    assert outcome([1, 2, 3, 4], 0, left=True) == "loss"
+
+
+def test_settings_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://u@h/db")
+    monkeypatch.setenv("ESTIMATION_BOT_DELAY", "0.25")
+    s = Settings.from_env(starting_grant=5)
+    assert (s.database_url, s.bot_delay, s.starting_grant) == ("postgresql+asyncpg://u@h/db", 0.25, 5)
+    monkeypatch.delenv("DATABASE_URL")
+    assert Settings.from_env().database_url.startswith("sqlite+aiosqlite:///")
