@@ -1,4 +1,4 @@
-"""Real servers for the server tests: `estimation serve` in a subprocess on 127.0.0.1, on SQLite and PostgreSQL.
+"""Real servers for the server tests: `estimation serve` as a subprocess on 127.0.0.1, SQLite and PostgreSQL.
 
 The PostgreSQL server is a throwaway cluster started here from the installed binaries (or the one named by
 TEST_DATABASE_URL). A machine without PostgreSQL FAILS these tests, it never skips them: scripts/test.sh
@@ -25,8 +25,11 @@ PG_HELP = ("PostgreSQL is needed for the server tests and was not found: run `ba
 
 
 def _pg_bindir() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                   key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0)
+    def version(path: str) -> int:
+        name = Path(path).parent.parent.name
+        return int(name) if name.isdigit() else 0
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=version)
     if found:
         return Path(found[-1]).parent
     initdb = shutil.which("initdb")
@@ -58,8 +61,9 @@ def postgres_base() -> Iterator[str]:
     subprocess.run(_as_postgres([str(bindir / "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
                                  "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
     opts = f"-p {port} -k {workdir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-    subprocess.run(_as_postgres([str(bindir / "pg_ctl"), "-D", data, "-o", opts, "-l",
-                                 os.path.join(workdir, "log"), "-w", "start"]), check=True, capture_output=True)
+    log = os.path.join(workdir, "log")
+    subprocess.run(_as_postgres([str(bindir / "pg_ctl"), "-D", data, "-o", opts, "-l", log, "-w", "start"]),
+                   check=True, capture_output=True)
     try:
         yield f"postgresql+asyncpg://postgres@127.0.0.1:{port}"
     finally:

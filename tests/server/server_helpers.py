@@ -91,7 +91,8 @@ class ServerProcess:
 class Api:
     """A small REST client that remembers one player's token."""
 
-    def __init__(self, server: ServerProcess, token: str | None = None, account: dict[str, Any] | None = None):
+    def __init__(self, server: ServerProcess, token: str | None = None,
+                 account: dict[str, Any] | None = None) -> None:
         self.server = server
         self.token = token
         self.account = account or {}
@@ -216,7 +217,8 @@ class Player:
         v = self.view
         return v is not None and not v["over"] and v["to_move"] == self.seat and bool(v["legal"])
 
-    async def play_to_end(self, rng: random.Random, stop_after: int | None = None, timeout: float = 120) -> int:
+    async def play_to_end(self, rng: random.Random, stop_after: int | None = None,
+                          timeout: float = 120) -> int:
         """Play random legal actions whenever it is this seat's turn, until the game is over.
 
         Waits for each action's ack before the next, as a careful client would; returns actions made.

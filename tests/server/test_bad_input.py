@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from server_helpers import Api, Player, ServerProcess, run
 
 
@@ -102,7 +100,7 @@ def test_bad_messages_get_an_error_for_that_connection_only_and_change_nothing(s
 
 
 def test_hello_is_required_and_unknown_tables_and_tokens_are_refused(server: ServerProcess) -> None:
-    tid, apis = _table_with_two_humans(server)
+    tid, _apis = _table_with_two_humans(server)
 
     async def main() -> None:
         import websockets
@@ -161,9 +159,10 @@ JSONISH = st.recursive(
 MESSAGES = st.one_of(
     st.text(max_size=200),
     JSONISH.map(json.dumps),
-    st.fixed_dictionaries({"type": st.sampled_from(["action", "sync", "back", "leave", "hello", "ping", "x"])},
-                          optional={"id": JSONISH, "action": st.text(max_size=20) | JSONISH,
-                                    "version": JSONISH, "last_version": JSONISH, "token": JSONISH}).map(json.dumps),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["action", "sync", "back", "leave", "hello", "ping", "x"])},
+        optional={"id": JSONISH, "action": st.text(max_size=20) | JSONISH, "version": JSONISH,
+                  "last_version": JSONISH, "token": JSONISH}).map(json.dumps),
 )
 
 

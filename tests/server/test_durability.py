@@ -1,4 +1,4 @@
-"""SIGKILL the server right after an ack and in the middle of bot play; restart; nothing acked is lost or doubled."""
+"""SIGKILL the server right after an ack and in mid bot play; restart; nothing acked is lost or doubled."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import random
 import time
 
 import pytest
+from server_helpers import Api, Player, ServerProcess, ledger_totals, run
 
 import estimation
-from server_helpers import Api, Player, ServerProcess, ledger_totals, run
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -46,7 +46,7 @@ def test_kill_after_ack_and_mid_play_then_resume_exactly(fresh_server: ServerPro
         version, _seen = run(act_once_then_kill())
         server.start()
 
-        async def check() -> None:
+        async def check(version: int = version) -> None:
             p = Player(server, tid, api.token)
             snap = await p.connect()
             assert snap["version"] >= version

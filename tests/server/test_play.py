@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-import estimation
 from server_helpers import Api, Player, ServerProcess, check_hidden, run
+
+import estimation
 
 
 def test_four_clients_play_a_whole_micro_game_and_a_spectator_watches(server: ServerProcess) -> None:
@@ -88,7 +89,8 @@ def test_lobby_lists_open_tables_and_keeps_private_ones_private(server: ServerPr
     listed = {t["id"] for t in other.ok(other.get("/api/tables"))}
     assert public["id"] in listed and private["id"] not in listed
     assert other.get(f"/api/tables/{private['id']}").status_code == 404
-    assert other.get(f"/api/tables/{private['id']}", params={"invite": private["invite_code"]}).status_code == 200
+    invite = {"invite": private["invite_code"]}
+    assert other.get(f"/api/tables/{private['id']}", params=invite).status_code == 200
     r = other.post(f"/api/tables/{private['id']}/join", {})
     assert r.status_code == 403 and r.json()["code"] == "forbidden"
     assert other.join(private["id"], invite=private["invite_code"])["seat"] == 0

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-import estimation
 from server_helpers import Api, Player, ServerProcess, check_hidden, run
+
+import estimation
 
 
 def test_reconnect_gets_missed_events_or_a_snapshot_and_resent_actions_are_not_doubled(
@@ -104,7 +105,7 @@ def test_turn_clock_times_out_to_a_bot_move_and_marks_the_seat_away(server: Serv
             e["kind"] == "action" and e["seat"] == 0 for e in m["events"]), timeout=20)
         kinds = [(e["kind"], e.get("seat"), e.get("away")) for e in msg["events"]]
         assert ("away", 0, True) in kinds
-        assert [e for e in msg["events"] if e["kind"] == "action"][0]["bot"] is True
+        assert next(e for e in msg["events"] if e["kind"] == "action")["bot"] is True
         assert msg["table"]["seats"][0]["away"] is True
         # Back at the table: the seat is ours again.
         await p.send({"type": "back"})

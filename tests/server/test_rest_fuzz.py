@@ -9,7 +9,6 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
-
 from server_helpers import Api, ServerProcess, ledger_totals
 
 EXAMPLES = int(os.environ.get("ESTIMATION_FUZZ_EXAMPLES", "12"))

@@ -7,8 +7,9 @@ import random
 import time
 from typing import Any
 
-import estimation
 from server_helpers import Api, Player, ServerProcess, ledger_totals, run
+
+import estimation
 
 
 def wait_status(api: Api, tid: int, status: str, timeout: float = 120) -> dict[str, Any]:
@@ -60,7 +61,8 @@ def test_random_staked_games_pay_the_pot_exactly_once_and_keep_the_books(server:
             api.join(tid, seat=seat, stake=seat in stakers)
         check_books(server)
 
-        async def play(tid: int = tid, seated: dict[int, Api] = seated, leaver: int | None = leaver) -> None:
+        async def play(tid: int = tid, seated: dict[int, Api] = seated, leaver: int | None = leaver,
+                       game_no: int = game_no) -> None:
             clients = {seat: Player(server, tid, api.token) for seat, api in seated.items()}
             for c in clients.values():
                 await c.connect()
@@ -70,7 +72,8 @@ def test_random_staked_games_pay_the_pot_exactly_once_and_keep_the_books(server:
                 await c.send({"type": "leave"})
                 await c.until(lambda m: m["type"] == "snapshot" and m["view"] is not None)
 
-            await asyncio.gather(*(leave_soon(c) if s == leaver else c.play_to_end(random.Random(game_no * 10 + s))
+            await asyncio.gather(*(leave_soon(c) if s == leaver
+                                   else c.play_to_end(random.Random(game_no * 10 + s))
                                    for s, c in clients.items()))
             for c in clients.values():
                 await c.close()
@@ -114,7 +117,8 @@ def test_egyptian_leaver_ends_the_match_and_forfeits(server: ServerProcess) -> N
         await pa.connect()
         await pb.connect()
         await pb.send({"type": "leave"})
-        over = await pa.until(lambda m: m["type"] == "update" and any(e["kind"] == "over" for e in m["events"]))
+        over = await pa.until(lambda m: m["type"] == "update"
+                              and any(e["kind"] == "over" for e in m["events"]))
         ended = next(e for e in over["events"] if e["kind"] == "over")
         assert ended["ended"] == {"reason": "left", "seat": 1}
         assert ended["places"][1] == 4
