@@ -125,10 +125,13 @@ def plot(report: Report, path: Path) -> None:
     ax1.set_xticks(range(1, len(series) + 1), [n for n, _ in series], rotation=20)
     ax1.set_ylabel("score per round")
     ax1.set_title("Score per round (box: quartiles, triangle: mean)")
-    bins = list(range(-80, 90, 5))
+    every = sorted(x for _, scores in series for x in scores) or [0]
+    low = every[int(len(every) * 0.005)] // 5 * 5
+    high = every[int(len(every) * 0.995)] // 5 * 5 + 10
+    bins = list(range(low, high, 5))
     for name, scores in series:
         ax2.hist(scores, bins=bins, histtype="step", label=name, density=True)
-    ax2.set_xlabel("score per round")
+    ax2.set_xlabel("score per round (the outer 1% cut off)")
     ax2.set_title(f"{report.config.ruleset} {report.config.length}, {report.rounds} rounds, "
                   f"vs {report.config.opponent}")
     ax2.legend(fontsize=8)
