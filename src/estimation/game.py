@@ -205,6 +205,10 @@ class Game:
         self.turn = None
         self._legal = ()
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        # clone() already shares only immutable parts (results, finished deals, the stateless ruleset).
+        return self.clone()
+
     def clone(self) -> Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)

@@ -6,7 +6,7 @@ of the score sheet, and ``subtotal * multiplier == score``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -69,10 +69,13 @@ class SeatScore:
         return self.subtotal * self.multiplier
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["subtotal"] = self.subtotal
-        out["score"] = self.score
-        return out
+        # Written out rather than dataclasses.asdict, which deep-copies and dominated view building.
+        return {
+            "seat": self.seat, "role": self.role, "estimate": self.estimate, "tricks": self.tricks,
+            "made": self.made, "base": self.base, "caller_with": self.caller_with, "only": self.only,
+            "risk": self.risk, "dash_call": self.dash_call, "dash": self.dash,
+            "multiplier": self.multiplier, "subtotal": self.subtotal, "score": self.score,
+        }
 
 
 def risk_distance(total: int) -> int:
