@@ -132,7 +132,7 @@ def test_ismcts_plays_whole_rounds_and_mcts_evaluator_runs() -> None:
 def test_action_space_is_documented_and_round_trips() -> None:
     from estimation.research.action_space import NUM_ACTIONS, action_index, action_name, index_action
 
-    assert NUM_ACTIONS == pyspiel.load_game(osg.GAME_NAME).num_distinct_actions()
+    assert pyspiel.load_game(osg.GAME_NAME).num_distinct_actions() == NUM_ACTIONS
     names = {action_name(i) for i in range(NUM_ACTIONS)}
     assert len(names) == NUM_ACTIONS
     for i in range(NUM_ACTIONS):
@@ -141,3 +141,32 @@ def test_action_space_is_documented_and_round_trips() -> None:
     assert action_name(52 + 4) == "est 4" and action_name(66) == "est 8 NT"
     assert action_name(96) == "call 4C" and action_name(145) == "call 13NT"
     assert action_name(250) == "with"
+
+
+def test_ismcts_seat_plays_legal_moves_from_the_view_alone() -> None:
+    """OpenSpiel's ISMCTS in our tournament: legal, reproducible, and blind to hidden cards."""
+    import estimation
+    from estimation.research.ismcts_seat import ISMCTSSeat
+
+    game = estimation.new_game("koutchina", "mini", seed=8)
+    rng = random.Random(8)
+    while game.phase != "play" or len(game.trick) != 1:
+        game.apply(rng.choice(game.legal_actions()))
+    seat = game.to_move
+    assert seat is not None
+    # A twin game: the same view for `seat`, the other hands swapped between two opponents.
+    twin = game.clone()
+    size = game.hands[seat].bit_count()
+    a, b = [s for s in range(4) if s != seat and game.hands[s].bit_count() == size][:2]
+    if not (twin.avoid[a] or twin.avoid[b]):
+        twin.hands[a], twin.hands[b] = twin.hands[b], twin.hands[a]
+        twin._legal = None
+    assert twin.view(seat) == game.view(seat)
+    first = ISMCTSSeat(game, seed=5, simulations=20).act(game.view(seat))
+    second = ISMCTSSeat(twin, seed=5, simulations=20).act(twin.view(seat))
+    assert first == second and first in game.view(seat)["legal"]
+    target = len(game.round_results) + 1
+    while len(game.round_results) < target:  # the rest of the round, every seat searching
+        mover = game.to_move
+        assert mover is not None
+        game.apply(ISMCTSSeat(game, seed=len(game.actions), simulations=8).act(game.view(mover)))

@@ -22,7 +22,7 @@ from ..game import Game
 from ..rulesets import RULESETS, get_ruleset
 from . import encoding
 from .action_space import NUM_ACTIONS, action_index, action_name, index_action
-from .sampling import sample_hidden_hands
+from .sampling import redeal_hidden
 
 GAME_NAME: Final = "python_estimation"
 DEFAULT_PARAMS: Final[dict[str, Any]] = {"ruleset": "koutchina", "length": "", "single_round": False}
@@ -95,7 +95,8 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
         super().__init__(game)
         self._ruleset = game.ruleset
         self._length = game.length
-        self._single_round = game.single_round
+        #: The state is terminal once this many rounds are scored (None: at the end of the match).
+        self._stop_after: int | None = 1 if game.single_round else None
         self.game: Game | None = None
         self._dealing: list[int] = []
         self._installed = -1  # len(deal_log) of the deal whose chance cards are installed
@@ -118,7 +119,7 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
         game = self.game
         if game is None:
             return False
-        return game.is_over or (self._single_round and bool(game.round_results))
+        return game.is_over or (self._stop_after is not None and len(game.round_results) >= self._stop_after)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.game is None:
@@ -166,9 +167,21 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
         if not self.is_terminal():
             return [0.0, 0.0, 0.0, 0.0]
         assert self.game is not None
-        if self._single_round:
-            return [float(s) for s in self.game.round_results[0].scores]
+        if self._stop_after is not None:
+            return [float(s) for s in self.game.round_results[self._stop_after - 1].scores]
         return [float(t) for t in self.game.totals]
+
+    @classmethod
+    def at_position(cls, spiel_game: EstimationGame, game: Game) -> EstimationState:
+        """A state at ``game``'s current position (a copy), terminal when the round in play is scored.
+
+        For search from a real table: its history holds no chance nodes, so it is for play, not for
+        serialization. The caller decides what ``game`` may hold (see :mod:`.ismcts_seat`)."""
+        state = cls(spiel_game)
+        state.game = game.clone()
+        state._installed = len(game.deal_log)
+        state._stop_after = len(game.round_results) + 1
+        return state
 
     # --- information --------------------------------------------------------------------------------------
     def view(self, player: int) -> dict[str, Any] | None:
@@ -188,19 +201,16 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> EstimationState:
         """A state the player cannot tell from this one: the other hands dealt anew, consistent with the
         view (cards played, voids shown). Used by ISMCTS."""
+        seed = int(probability_sampler() * 2**31) if callable(probability_sampler) else None
+        return self.resample_with(player_id, random.Random(seed))
+
+    def resample_with(self, player_id: int, rng: random.Random) -> EstimationState:
+        """:meth:`resample_from_infostate` with the caller's own random source (for reproducible search)."""
         clone: EstimationState = self.clone()
         game = clone.game
         if game is None or self._needs_cards() or self.is_terminal():
             return clone
-        seed = int(probability_sampler() * 2**31) if callable(probability_sampler) else random.getrandbits(31)
-        hands = sample_hidden_hands(game, player_id, random.Random(seed))
-        played = [0, 0, 0, 0]
-        for action in game.actions:
-            if action.card is not None:
-                played[action.seat] |= 1 << action.card
-        game.hands = list(hands)
-        game.dealt = tuple(hands[s] | played[s] for s in range(4))
-        game._legal = None
+        redeal_hidden(game, player_id, rng)
         return clone
 
     def __str__(self) -> str:

@@ -15,7 +15,8 @@ from ..game import Game
 def sample_hidden_hands(game: Game, player: int, rng: random.Random, tries: int = 200) -> tuple[int, ...]:
     """Four hand masks: ``player``'s own hand as it is, the others' unseen cards redistributed."""
     others = [s for s in range(4) if s != player]
-    unseen = [c for s in others for c in cards_of(game.hands[s])]
+    # Sorted, so the sample depends on which cards are unseen, never on who really holds them.
+    unseen = sorted(c for s in others for c in cards_of(game.hands[s]))
     size = {s: game.hands[s].bit_count() for s in others}
     eligible = {c: [s for s in others if not game.avoid[s] >> (c // 13) & 1] for c in unseen}
     for _ in range(tries):
@@ -34,3 +35,15 @@ def sample_hidden_hands(game: Game, player: int, rng: random.Random, tries: int 
             return tuple(game.hands[s] if s == player else hands[s] for s in range(4))
     # Constraints so tight that sampling keeps failing: the true deal is always consistent.
     return tuple(game.hands)
+
+
+def redeal_hidden(game: Game, player: int, rng: random.Random) -> None:
+    """Replace, in place, what ``player`` cannot see in ``game`` by a fresh consistent sample."""
+    played = [0, 0, 0, 0]
+    for action in game.actions:
+        if action.card is not None:
+            played[action.seat] |= 1 << action.card
+    hands = sample_hidden_hands(game, player, rng)
+    game.hands = list(hands)
+    game.dealt = tuple(hands[s] | played[s] for s in range(4))
+    game._legal = None
