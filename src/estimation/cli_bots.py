@@ -72,8 +72,8 @@ def hint(
                       f"{[m['tricks'] for m in view['markers']]}")
     table = Table(title=f"Hint ({result['samples']} sampled deals per action)")
     table.add_column("action")
-    table.add_column("E[score]", justify="right")
-    table.add_column("E[tricks]", justify="right")
+    table.add_column("E\\[score]", justify="right")
+    table.add_column("E\\[tricks]", justify="right")
     table.add_column("P(tricks): the likely counts")
     for row in sorted(result["actions"], key=lambda r: -r["expected_score"]):
         likely = sorted(((p, k) for k, p in enumerate(row["tricks"]) if p >= 0.05), reverse=True)[:5]
