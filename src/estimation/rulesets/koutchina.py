@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
-from ..scoring import RoundFacts, SeatScore, census
+from ..scoring import RoundFacts, SeatScore, seat_lines
 from .base import Phase, RoundSpec, Ruleset
 
 if TYPE_CHECKING:
@@ -224,29 +224,31 @@ class Koutchina(Ruleset):
         return 0 if d <= 1 else 1 if d <= 3 else 2 if d <= 5 else 3
 
     def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]:
-        only_maker, only_misser = census(facts)
         level = self.risk_level(facts)
-        last = facts.last_estimator
         out = []
-        for seat in range(4):
-            est, tricks = facts.estimates[seat], facts.tricks[seat]
-            made = est == tricks
-            sign = 1 if made else -1
-            only = 10 if seat == only_maker else -10 if seat == only_misser else 0
+        for line in seat_lines(facts):
+            seat, est, tricks, made, sign = line.seat, line.estimate, line.tricks, line.made, line.sign
             if seat in facts.dash_calls:
-                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
+                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=line.only,
                                      dash_call=sign * (25 if facts.over else 33),
                                      multiplier=facts.multiplier))
                 continue
-            is_caller = seat == facts.caller
-            role = "caller" if is_caller else "with" if seat in facts.with_seats else (
-                "dash" if est == 0 else "regular")
+            role = caller_role(facts, seat)
             out.append(SeatScore(
                 seat, role, est, tricks, made,
-                base=10 + tricks if made else -abs(tricks - est),
+                base=10 + tricks if made else -line.diff,
                 caller_with=sign * 10 if role in ("caller", "with") else 0,
-                only=only,
-                risk=sign * 10 * level if seat == last else 0,
+                only=line.only,
+                risk=sign * 10 * level if line.last else 0,
                 multiplier=facts.multiplier,
             ))
         return tuple(out)
+
+
+def caller_role(facts: RoundFacts, seat: int) -> str:
+    """caller, with, dash (an estimate of 0) or regular, for a seat that did not Dash Call."""
+    if seat == facts.caller:
+        return "caller"
+    if seat in facts.with_seats:
+        return "with"
+    return "dash" if facts.estimates[seat] == 0 else "regular"
