@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from .. import __version__
+from ..web.mount import mount_web
 from .config import Settings
 from .hub import Hub
 from .lobby import router
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.hub = hub
     app.include_router(router)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
+    mount_web(app)
 
     @app.exception_handler(TableError)
     async def table_error(_request: Request, exc: TableError) -> JSONResponse:

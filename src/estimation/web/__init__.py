@@ -1,0 +1,1 @@
+"""The browser client: static files (index.html, ES modules, CSS) served by the game server at ``/``."""

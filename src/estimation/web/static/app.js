@@ -1,0 +1,219 @@
+// The single page: header, router (#/, #/table/ID, #/replay/ID, #/calc), sign-in, lobby, settings.
+import { h, api, store, session, settings, saveSettings, ApiError } from "./common.js";
+import { t, setLang, getLang } from "./i18n.js";
+import { TablePage } from "./table.js";
+import { ReplayPage } from "./replay.js";
+import { CalcPage } from "./calc.js";
+
+const main = document.getElementById("main");
+let current = null; // the page object with a destroy()
+
+function applySettings() {
+  const s = settings();
+  setLang(s.lang);
+  document.body.classList.toggle("four-colour", !!s.fourColour);
+  document.title = t("app");
+}
+
+function header() {
+  const s = session();
+  const nav = h("nav", { class: "topbar" },
+    h("a", { href: "#/", class: "brand" }, "♠ ", t("app")),
+    h("a", { href: "#/" }, t("lobby")),
+    h("a", { href: "#/calc" }, t("calculator")),
+    h("span", { class: "grow" }),
+    h("button", { type: "button", class: "link", id: "lang-toggle", "aria-label": t("language"),
+      onclick: () => { saveSettings({ lang: getLang() === "ar" ? "en" : "ar" }); rerender(); } },
+      getLang() === "ar" ? "English" : "العربية"),
+    h("button", { type: "button", class: "link", id: "settings-btn", onclick: openSettings }, "⚙ ", t("settings")),
+    s ? h("span", { class: "who" }, s.account.name, s.account.guest ? ` (${t("guest")})` : "") : null,
+    s ? h("button", { type: "button", class: "link", onclick: signOut }, t("sign_out")) : null);
+  return nav;
+}
+
+async function signOut() {
+  try { await api("DELETE", "/api/sessions"); } catch { /* gone already */ }
+  store.del("session");
+  store.del("table");
+  location.hash = "#/";
+  rerender();
+}
+
+export function openSettings() {
+  const s = settings();
+  const dlg = h("dialog", { class: "settings", id: "settings-dialog" });
+  const lang = h("select", { id: "set-lang", onchange: (e) => { saveSettings({ lang: e.target.value }); dlg.close(); rerender(); } },
+    h("option", { value: "en", selected: s.lang === "en" }, "English"),
+    h("option", { value: "ar", selected: s.lang === "ar" }, "العربية"));
+  const motion = h("select", { id: "set-motion", onchange: (e) => saveSettings({ motion: e.target.value }) },
+    h("option", { value: "auto", selected: s.motion === "auto" }, t("motion_auto")),
+    h("option", { value: "on", selected: s.motion === "on" }, t("on")),
+    h("option", { value: "off", selected: s.motion === "off" }, t("off")));
+  const four = h("input", { type: "checkbox", id: "set-four", checked: !!s.fourColour,
+    onchange: (e) => { saveSettings({ fourColour: e.target.checked }); applySettings(); } });
+  const pause = h("input", { type: "number", id: "set-pause", min: 0, max: 5000, step: 100, value: s.pause,
+    onchange: (e) => saveSettings({ pause: Math.max(0, Math.min(5000, Number(e.target.value) || 0)) }) });
+  dlg.append(h("h2", {}, t("settings")),
+    h("label", {}, t("language"), " ", lang),
+    h("label", {}, t("reduce_motion"), " ", motion),
+    h("label", {}, four, " ", t("four_colour")),
+    h("label", {}, t("trick_pause"), " ", pause),
+    h("p", { class: "muted" }, t("keys_help")),
+    h("button", { type: "button", onclick: () => dlg.close() }, t("close")));
+  dlg.addEventListener("close", () => dlg.remove());
+  document.body.append(dlg);
+  dlg.showModal();
+}
+
+function rerender() {
+  applySettings();
+  route();
+}
+
+async function route() {
+  if (current && current.destroy) current.destroy();
+  current = null;
+  main.replaceChildren();
+  const top = document.getElementById("top");
+  top.replaceChildren(header());
+  const hash = location.hash || "#/";
+  let m;
+  if ((m = /^#\/calc/.exec(hash))) { current = new CalcPage(main); return; }
+  if ((m = /^#\/replay\/(\d+)/.exec(hash))) { current = new ReplayPage(main, Number(m[1])); return; }
+  if (!session()) { signInPage(); return; }
+  if ((m = /^#\/table\/(\d+)/.exec(hash))) { current = new TablePage(main, Number(m[1])); return; }
+  // Back to the table after a reload or a drop: the stored table, while its game is on.
+  const last = store.get("table");
+  if (last && last.id && hash === "#/" && !last.done && !sessionStorage.getItem("est.lobby")) {
+    location.hash = `#/table/${last.id}`;
+    return;
+  }
+  lobbyPage();
+}
+
+function errorBox() { return h("p", { class: "error", role: "alert" }); }
+
+function signInPage() {
+  const err = errorBox();
+  const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true, maxlength: 32 });
+  const pw = h("input", { id: "password", type: "password", autocomplete: "current-password", minlength: 8 });
+  const done = (body) => { store.set("session", { token: body.token, account: body.account }); rerender(); };
+  const go = async (path, withPw) => {
+    err.textContent = "";
+    try {
+      const body = withPw ? { name: name.value.trim(), password: pw.value } : { name: name.value.trim() || "Guest" };
+      done(await api("POST", path, body));
+    } catch (e) { err.textContent = t("error", { m: e.message }); }
+  };
+  main.append(h("section", { class: "card-panel signin" },
+    h("h1", {}, t("welcome_title")), h("p", {}, t("welcome_text")),
+    h("label", { for: "name" }, t("name")), name,
+    h("label", { for: "password" }, t("password")), pw,
+    h("div", { class: "row" },
+      h("button", { type: "button", id: "guest-btn", class: "primary", onclick: () => go("/api/guests", false) }, t("play_guest")),
+      h("button", { type: "button", id: "signin-btn", onclick: () => go("/api/sessions", true) }, t("sign_in")),
+      h("button", { type: "button", id: "register-btn", onclick: () => go("/api/accounts", true) }, t("create_account"))),
+    err));
+  name.focus();
+}
+
+function seatsText(table) {
+  return table.seats.map((s) => s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat")).join(" · ");
+}
+
+async function lobbyPage() {
+  sessionStorage.removeItem("est.lobby");
+  const me = session();
+  const err = errorBox();
+  const wallet = h("div", { class: "wallet" });
+  const lists = h("div", { class: "lists" });
+  const form = h("form", { class: "create", id: "create-form" });
+  main.append(h("section", { class: "lobby" },
+    h("div", { class: "side" }, wallet, form, err), lists));
+
+  // My account, balance and stats.
+  try {
+    const acc = await api("GET", "/api/me");
+    const stats = await api("GET", `/api/players/${acc.id}/stats`);
+    wallet.append(h("h2", {}, acc.name),
+      acc.guest ? h("p", { class: "muted" }, t("guest")) : h("p", { id: "balance" }, t("wallet"), ": ", t("coins", { n: acc.balance })),
+      h("dl", { class: "stats" },
+        h("dt", {}, t("games")), h("dd", {}, stats.games), h("dt", {}, t("wins")), h("dd", {}, stats.wins),
+        h("dt", {}, t("avg")), h("dd", {}, stats.average_score ?? "–"),
+        h("dt", {}, t("make_rate")), h("dd", {}, stats.make_rate === null ? "–" : `${Math.round(stats.make_rate * 100)}%`)));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) { rerender(); return; }
+    err.textContent = t("error", { m: e.message });
+  }
+
+  // Create a table.
+  const [rulesets, bots] = await Promise.all([api("GET", "/api/rulesets"), api("GET", "/api/bots")]);
+  const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesets.map((r) => h("option", { value: r.name }, r.name)));
+  const len = h("select", { id: "length", name: "length" });
+  const fillLengths = () => {
+    const r = rulesets.find((x) => x.name === rs.value);
+    len.replaceChildren(...r.lengths.map((l) => h("option", { value: l, selected: l === r.default_length }, l)));
+  };
+  rs.addEventListener("change", fillLengths);
+  fillLengths();
+  const stake = h("input", { id: "stake", type: "number", min: 0, value: 0, disabled: me.account.guest });
+  const nbots = h("select", { id: "bots" }, [0, 1, 2, 3].map((n) => h("option", { value: n, selected: n === 3 }, n)));
+  const level = h("select", { id: "bot-level" }, bots.levels.map((l) => h("option", { value: l }, l)));
+  const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60 });
+  const priv = h("input", { id: "private", type: "checkbox" });
+  form.append(h("h2", {}, t("create_table")),
+    h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake),
+    h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock),
+    h("label", { class: "inline" }, priv, " ", t("private")),
+    h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    err.textContent = "";
+    try {
+      const n = Number(nbots.value);
+      const table = await api("POST", "/api/tables", { ruleset: rs.value, length: len.value, stake: Number(stake.value) || 0,
+        private: priv.checked, bot_seats: [1, 2, 3].slice(0, n), bot_level: level.value,
+        turn_seconds: Number(clock.value) || 0 });
+      if (table.invite_code) store.set(`invite.${table.id}`, table.invite_code);
+      await api("POST", `/api/tables/${table.id}/join`, { seat: 0, stake: table.stake > 0 && !me.account.guest });
+      location.hash = `#/table/${table.id}`;
+    } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+  });
+
+  // Tables: open (join, watch), playing (watch), finished (replay), mine.
+  const section = (title, id, rows, buttons) => h("section", { class: "tables", id },
+    h("h2", {}, title),
+    rows.length ? h("ul", {}, rows.map((tb) => h("li", { "data-table": tb.id },
+      h("strong", {}, t("table_n", { n: tb.id })), " ", `${tb.ruleset} · ${tb.length}`,
+      tb.stake ? ` · ${t("stake")} ${tb.stake}` : "", h("br"), h("small", {}, seatsText(tb)), " ", buttons(tb))))
+      : h("p", { class: "muted" }, t("none")));
+  const joinBtn = (tb) => h("button", { type: "button", class: "join", onclick: async () => {
+    try {
+      await api("POST", `/api/tables/${tb.id}/join`, { seat: null, stake: tb.stake > 0 && !me.account.guest });
+      location.hash = `#/table/${tb.id}`;
+    } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+  } }, t("join"));
+  const watchBtn = (tb) => h("a", { class: "button watch", href: `#/table/${tb.id}` }, t("watch"));
+  const replayBtn = (id) => h("a", { class: "button replay", href: `#/replay/${id}` }, t("replay"));
+  try {
+    const [open, playing, finished] = await Promise.all(["open", "playing", "finished"].map((s) =>
+      api("GET", `/api/tables?status=${s}&limit=20`)));
+    const mineIds = new Set();
+    let mine = [];
+    try {
+      mine = await api("GET", `/api/players/${me.account.id}/games?limit=20`);
+      mine.forEach((g) => mineIds.add(g.table_id));
+    } catch { /* no games */ }
+    lists.append(
+      section(t("open_tables"), "open-tables", open, (tb) => [joinBtn(tb), " ", watchBtn(tb)]),
+      section(t("playing_tables"), "playing-tables", playing, (tb) => [watchBtn(tb)]),
+      h("section", { class: "tables", id: "my-games" }, h("h2", {}, t("my_games")),
+        mine.length ? h("ul", {}, mine.map((g) => h("li", {}, t("table_n", { n: g.table_id }), ` · ${g.ruleset} · ${g.length} · `,
+          `${t("total")} ${g.total} · ${t("place")} ${g.place} `, replayBtn(g.table_id)))) : h("p", { class: "muted" }, t("none"))),
+      section(t("finished_tables"), "finished-tables", finished.filter((tb) => !mineIds.has(tb.id)), (tb) => [replayBtn(tb.id)]));
+  } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+}
+
+window.addEventListener("hashchange", route);
+applySettings();
+route();
