@@ -1,0 +1,106 @@
+"""Four browser contexts play one table together; no page's DOM ever holds another seat's unplayed card.
+
+Each page's whole HTML is kept after every move (once every page shows it) and checked at the end against
+the true hands in the finished game's record. The estimates are the lowest each page may click, which
+makes the last estimator of round 1 face both limits: 0 after two zeros, and the number making 13.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import httpx
+import web_helpers as w
+
+SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _forms(card: str) -> list[re.Pattern[str]]:
+    """How a card could appear in a page: its code as a word, and its face as drawn (rank, suit symbol)."""
+    rank = "10" if card[0] == "T" else card[0]
+    return [re.compile(rf"(?<![0-9A-Za-z%]){card}(?![0-9A-Za-z])"),
+            re.compile(re.escape(f'>{rank}</span><span class="pip">{SUIT[card[1]]}<'))]
+
+
+def _position(record: dict[str, Any], k: int) -> tuple[int, set[str]]:
+    """After k actions: the deal on screen (the one holding action k+1) and the cards played in it so far."""
+    seen = 0
+    for i, deal in enumerate(record["deals"]):
+        n = len(deal["actions"])
+        if k < seen + n or i == len(record["deals"]) - 1:
+            done = deal["actions"][: k - seen]
+            return i, {a.split()[2] for a in done if a.split()[1] == "play"}
+        seen += n
+    raise AssertionError(k)
+
+
+def test_four_players_one_table_no_leaks(browser: Any, web_server: Any) -> None:
+    started = time.monotonic()
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(4)]
+    try:
+        pages = [w.open_app(ctx, web_server.base) for ctx in contexts]
+        for i, page in enumerate(pages):
+            w.sign_in_guest(page, f"P{i}")
+        table_id = w.create_table(pages[0], bots=0)
+        for page in pages[1:]:
+            page.reload()  # the lobby lists the new table
+            page.click(f"#open-tables li[data-table='{table_id}'] button.join")
+            page.wait_for_url(re.compile(rf"#/table/{table_id}$"))
+        seats = {}
+        for page in pages:
+            page.wait_for_selector(".table-page .bar")
+            seats[int(page.get_attribute(".table-page", "data-seat"))] = page
+        assert sorted(seats) == [0, 1, 2, 3]
+        snapshots: list[tuple[int, int, str]] = []  # (actions made, seat, html)
+        made = 0
+        checked_limits = False
+        deadline = time.monotonic() + 240
+        target = max(w.settle(p) for p in pages)
+        while True:
+            assert time.monotonic() < deadline, "the game did not end in time"
+            for p in pages:
+                p.wait_for_selector(f".table-page[data-version='{target}'][data-busy='0']")
+            for s, p in seats.items():
+                snapshots.append((made, s, p.content()))
+            if pages[0].locator("#match-end[open]").count():
+                break
+            for p in pages:
+                w.close_dialogs(p)
+            movers = [s for s, p in seats.items() if p.locator(w.ACTIONABLE).count()]
+            assert len(movers) == 1, movers
+            page = seats[movers[0]]
+            estimates = w.enabled_estimates(page)
+            if estimates:
+                if made == 3 and not checked_limits:
+                    # Round 1's estimates so far are 0, 0, 1 (the lowest allowed each time): the last
+                    # estimator may not say 0 (two zeros already) nor 12 (the total would be 13).
+                    assert 0 not in estimates and 12 not in estimates, estimates
+                    assert set(w.all_estimates(page)) - set(estimates) == {0, 12}
+                    checked_limits = True
+                page.click(f"#estimate-picker button.est-btn[data-est='{min(estimates)}']")
+            else:
+                page.locator(".hand button.card.legal").first.click()
+            made += 1
+            page.wait_for_function(
+                f"Number(document.querySelector('.table-page').dataset.version) > {target}", timeout=10_000)
+            target = int(page.get_attribute(".table-page", "data-version"))
+        assert checked_limits
+        record = httpx.get(f"{web_server.base}/api/tables/{table_id}/record").json()
+        assert made == sum(len(d["actions"]) for d in record["deals"])
+        for k, seat, html in snapshots:
+            deal_index, played = _position(record, k)
+            hands = [set(h.split()) for h in record["deals"][deal_index]["hands"]]
+            hidden = set().union(*(hands[s] for s in range(4) if s != seat)) - played
+            for card in hidden:
+                for form in _forms(card):
+                    assert not form.search(html), f"seat {seat} after {k} actions shows {card} ({form.pattern})"
+            mine = hands[seat] - played
+            assert all(f'data-card="{c}"' in html for c in mine)
+        for p in pages:
+            assert not p.js_errors, p.js_errors
+    finally:
+        for ctx in contexts:
+            ctx.close()
+    assert time.monotonic() - started < 240
