@@ -254,11 +254,17 @@ class Egyptian(Ruleset):
 
 
 def level_points(places: list[int], leaver: int | None = None) -> list[int]:
-    """Win / draw / loss level points: a lone first place wins; seats tied at the top draw; a leaver loses."""
+    """Win / draw / loss level points: a lone first place wins; seats tied at the top draw.
+
+    A leaver's match is a loss that pays nothing: the 4 points of a loss reward playing a long match to
+    its end, which the leaver did not (docs/rules.md, egyptian ruling E5).
+    """
     top = [s for s in range(4) if places[s] == 1 and s != leaver]
     out = []
     for s in range(4):
-        if s in top:
+        if s == leaver:
+            out.append(0)
+        elif s in top:
             out.append(LEVEL_POINTS["win"] if len(top) == 1 else LEVEL_POINTS["draw"])
         else:
             out.append(LEVEL_POINTS["loss"])

@@ -13,12 +13,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..game import Game
+from ..rulesets.egyptian import BADGE_WINS, LEVEL_POINTS
 from .models import Result, utcnow
-
-#: Egyptian level points by outcome (RULES.md egyptian ruling 9); a leaver earns none.
-LEVEL_POINTS = {"win": 30, "draw": 10, "loss": 4}
-#: Egyptian wins that earn the badge.
-BADGE_WINS = 5
 
 
 def outcome(places: list[int], seat: int, left: bool) -> str:

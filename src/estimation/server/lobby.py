@@ -17,7 +17,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..bots import make_bot
 from ..rulesets import RULESETS
 from . import auth, history
 from .hub import Hub
@@ -210,20 +209,10 @@ def _account_out(a: Account) -> AccountOut:
 
 
 def bot_levels() -> list[str]:
-    """The bot levels the installed bots package offers, asked of ``make_bot`` itself."""
-    from .. import bots
+    """The bot levels a table may seat (never the tournament-only ``omniscient``)."""
+    from ..bots import LEVELS
 
-    for attr in ("LEVELS", "BOT_LEVELS"):
-        levels = getattr(bots, attr, None)
-        if levels:
-            return [str(x) for x in levels]
-    try:
-        make_bot("\x00no such level")
-    except ValueError as exc:
-        text = str(exc)
-        if "known: " in text:
-            return [x.strip() for x in text.rsplit("known: ", 1)[1].rstrip(")").split(",") if x.strip()]
-    return ["random"]
+    return list(LEVELS)
 
 
 # --- players -------------------------------------------------------------------------------------------
