@@ -22,6 +22,17 @@ if [ -z "${TEST_DATABASE_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/de
     echo "warning: PostgreSQL is not installed; the PostgreSQL server tests will fail" >&2
   fi
 fi
+# The browser client's tests (tests/web) drive Debian's chromium through Playwright (never a downloaded
+# browser) and FAIL without it. Install it here when we can (root, Debian); CHROMIUM=/path overrides.
+if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium for the browser tests (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "warning: /usr/bin/chromium is missing; the browser tests will fail" >&2
+  fi
+fi
 .venv/bin/ruff check src tests bench
 .venv/bin/mypy src
 .venv/bin/python -m pytest -q "$@"

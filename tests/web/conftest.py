@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from server_helpers import ServerProcess  # noqa: E402
+from server_helpers import ServerProcess
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -40,7 +40,8 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"chromium is needed for the browser tests and {CHROMIUM} is missing: run "
-                    "`bash scripts/test.sh` as root (it installs Debian's chromium) or apt-get install chromium")
+                    "`bash scripts/test.sh` as root (it installs Debian's chromium), "
+                    "or apt-get install chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -41,22 +41,24 @@ def _check_follow_suit(page: Any) -> bool:
     return True
 
 
+def _state(page: Any) -> dict[str, Any]:
+    return {"hand": w.hand(page), "trick": w.trick(page), "legal": w.legal_cards(page),
+            "board": w.board(page), "bar": page.inner_text(".bar")}
+
+
 def _check_reload(page: Any) -> None:
-    before = {"hand": w.hand(page), "trick": w.trick(page), "legal": w.legal_cards(page), "board": w.board(page),
-              "bar": page.inner_text(".bar")}
+    before = _state(page)
     page.reload()
     w.settle(page)
     page.wait_for_selector(".hand button.card.legal")
-    after = {"hand": w.hand(page), "trick": w.trick(page), "legal": w.legal_cards(page), "board": w.board(page),
-             "bar": page.inner_text(".bar")}
-    assert after == before
+    assert _state(page) == before
 
 
 def _check_last_estimator(page: Any) -> bool:
-    """If we estimate last (three estimates shown), the number making 13 is disabled, and 0 after two zeros."""
+    """If we estimate last (three estimates shown), the number making 13 is disabled; 0 after two zeros."""
     rows = w.board(page)
     others = [r["est"] for i, r in enumerate(rows) if i != 0]
-    if any(e == "–" for e in others):
+    if not all(e.isdigit() for e in others):
         return False
     values = [int(e) for e in others]
     enabled = set(w.enabled_estimates(page))

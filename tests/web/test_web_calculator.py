@@ -24,7 +24,8 @@ ROUNDS: list[tuple[str, list[dict[str, Any]]]] = [
          "cli": ["--fixed", "--estimates", "3:4,0:3,1:8,2:0", "--tricks", "3,7,1,2"]},
         {"kind": "fixed", "dealer": 0, "est": {0: 5, 1: 5, 2: 5, 3: 5}, "tricks": [4, 3, 3, 3],
          "cli": ["--fixed", "--estimates", "1:5,2:5,3:5,0:5", "--tricks", "4,3,3,3"]},
-        {"kind": "call", "caller": 2, "number": 5, "dash": [], "est": {3: 2, 0: 3, 1: 4}, "tricks": [3, 3, 5, 2],
+        {"kind": "call", "caller": 2, "number": 5, "dash": [], "est": {3: 2, 0: 3, 1: 4},
+         "tricks": [3, 3, 5, 2],
          "cli": ["--call", "2:5", "--estimates", "3:2,0:3,1:4", "--tricks", "3,3,5,2", "--multiplier", "2"]},
     ]),
     ("classic", [

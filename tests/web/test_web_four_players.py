@@ -95,7 +95,7 @@ def test_four_players_one_table_no_leaks(browser: Any, web_server: Any) -> None:
             hidden = set().union(*(hands[s] for s in range(4) if s != seat)) - played
             for card in hidden:
                 for form in _forms(card):
-                    assert not form.search(html), f"seat {seat} after {k} actions shows {card} ({form.pattern})"
+                    assert not form.search(html), f"seat {seat} after {k} actions: {card} ({form.pattern})"
             mine = hands[seat] - played
             assert all(f'data-card="{c}"' in html for c in mine)
         for p in pages:

@@ -42,7 +42,8 @@ def settle(page: Any, timeout: float = 20_000) -> int:
 
 
 def close_dialogs(page: Any) -> None:
-    for sel in ("#round-end[open] button.close", "#last-trick[open] button.close", "#sheet[open] button.close"):
+    for name in ("round-end", "last-trick", "sheet"):
+        sel = f"#{name}[open] button.close"
         if page.locator(sel).count():
             page.click(sel)
 
@@ -80,7 +81,8 @@ def sheet_from_dialog(page: Any, dialog: str) -> dict[str, Any]:
     """The score sheet table in a dialog: per round the four scores, and the totals."""
     cells = page.eval_on_selector_all(
         f"{dialog} table.sheet td.score",
-        "els => els.map(e => [Number(e.dataset.round), Number(e.dataset.seat), e.querySelector('.pts').textContent])")
+        "els => els.map(e => [Number(e.dataset.round), Number(e.dataset.seat),"
+        " e.querySelector('.pts').textContent])")
     rounds: dict[int, list[int]] = {}
     for r, s, pts in cells:
         rounds.setdefault(r, [0, 0, 0, 0])[s] = int(pts)

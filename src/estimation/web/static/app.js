@@ -23,7 +23,7 @@ function header() {
     h("a", { href: "#/calc" }, t("calculator")),
     h("span", { class: "grow" }),
     h("button", { type: "button", class: "link", id: "lang-toggle", "aria-label": t("language"),
-      onclick: () => { saveSettings({ lang: getLang() === "ar" ? "en" : "ar" }); rerender(); } },
+      onclick: () => { saveSettings({ lang: getLang() === "ar" ? "en" : "ar" }); relabel(); } },
       getLang() === "ar" ? "English" : "العربية"),
     h("button", { type: "button", class: "link", id: "settings-btn", onclick: openSettings }, "⚙ ", t("settings")),
     s ? h("span", { class: "who" }, s.account.name, s.account.guest ? ` (${t("guest")})` : "") : null,
@@ -42,7 +42,7 @@ async function signOut() {
 export function openSettings() {
   const s = settings();
   const dlg = h("dialog", { class: "settings", id: "settings-dialog" });
-  const lang = h("select", { id: "set-lang", onchange: (e) => { saveSettings({ lang: e.target.value }); dlg.close(); rerender(); } },
+  const lang = h("select", { id: "set-lang", onchange: (e) => { saveSettings({ lang: e.target.value }); dlg.close(); relabel(); } },
     h("option", { value: "en", selected: s.lang === "en" }, "English"),
     h("option", { value: "ar", selected: s.lang === "ar" }, "العربية"));
   const motion = h("select", { id: "set-motion", onchange: (e) => saveSettings({ motion: e.target.value }) },
@@ -63,6 +63,15 @@ export function openSettings() {
   dlg.addEventListener("close", () => dlg.remove());
   document.body.append(dlg);
   dlg.showModal();
+}
+
+/** A new language: a live table redraws in place (no reconnect, open dialogs kept); other pages reload. */
+function relabel() {
+  if (current && current.relabel) {
+    applySettings();
+    document.getElementById("top").replaceChildren(header());
+    current.relabel();
+  } else rerender();
 }
 
 function rerender() {

@@ -139,7 +139,7 @@ export class ReplayPage {
     const action = n ? deal.actions[n - 1] : "";
     const btn = (label, fn, id) => h("button", { type: "button", id, onclick: fn }, label);
     const seats = [0, 1, 2, 3].map((s) => h("div", { class: `rseat pos-${["bottom", "left", "top", "right"][s]}`, "data-seat": s },
-      h("div", { class: "nameplate" }, rec.players[s], deal.dealer === s ? " ⓓ" : "",
+      h("div", { class: "nameplate" }, rec.players[s], deal.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null,
         st.caller === s ? h("span", { class: "badge caller" }, t("m_caller")) : null,
         st.dash.includes(s) ? h("span", { class: "badge dashcall" }, t("m_dashcall")) : null),
       h("div", { class: "info" }, `${st.estimates[s] ?? "–"} / ${st.won[s]}`),

@@ -323,7 +323,7 @@ export class TablePage {
         h("thead", {}, h("tr", {}, h("th", {}, t("player")), h("th", {}, t("estimate")), h("th", {}, t("tricks")),
           h("th", {}, t("total")), h("th", {}, t("markers")))),
         h("tbody", {}, [0, 1, 2, 3].map((s) => h("tr", { "data-seat": s, class: v.to_move === s ? "to-move" : "" },
-          h("th", { scope: "row" }, v.players[s], s === this.seat ? ` (${t("you")})` : "", v.dealer === s ? " ⓓ" : ""),
+          h("th", { scope: "row" }, v.players[s], s === this.seat ? ` (${t("you")})` : "", v.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null),
           h("td", { class: "est" }, est[s] ?? "–"), h("td", { class: "won" }, v.markers[s].tricks),
           h("td", { class: "tot" }, v.totals[s]), h("td", { class: "marks" }, this.markers(v, s)))))),
       allIn ? h("p", { class: "overunder" }, `${total} · ${total > 13 ? t("over") : t("under")} · ×${v.multiplier}`) : null);
@@ -334,7 +334,7 @@ export class TablePage {
       const pos = this.pos(s);
       const n = v.hand_sizes[s];
       return h("div", { class: `seat pos-${pos}${v.to_move === s ? " to-move" : ""}`, "data-seat": s },
-        h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? h("span", { class: "dealer", title: t("dealer") }, " ⓓ") : null),
+        h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null),
         h("div", { class: "info" }, `${v.estimates[s] ?? "–"} / ${v.markers[s].tricks}`),
         s === this.seat ? null : h("div", { class: "backs", "aria-label": `${n}` }, Array.from({ length: Math.min(n, 13) }, cardBack)));
     });
@@ -427,9 +427,18 @@ export class TablePage {
       v.over ? h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")) : null);
   }
 
+  relabel() {
+    this.render();
+    const open = document.querySelector("dialog.table-dialog[open]");
+    if (!open) return;
+    const again = { "round-end": () => this.roundEnd(), "match-end": () => this.matchEnd(), sheet: () => this.sheet(),
+      "last-trick": () => this.lastTrick() }[open.id];
+    if (again) again();
+  }
+
   // --- dialogs ------------------------------------------------------------------------------------
   dialog(id, title, ...body) {
-    document.getElementById(id)?.remove();
+    document.querySelectorAll("dialog.table-dialog").forEach((d) => d.remove());
     const dlg = h("dialog", { class: "table-dialog", id },
       h("h2", {}, title), ...body,
       h("div", { class: "row" }, h("button", { type: "button", class: "primary close", onclick: () => { dlg.close(); dlg.remove(); } },
@@ -464,13 +473,19 @@ export class TablePage {
     if (this.seenResults === null) { this.seenResults = v.results.length; if (v.over) this.matchEnd(); return; }
     if (v.results.length > this.seenResults) {
       this.seenResults = v.results.length;
-      if (v.over) { this.matchEnd(); return; }
-      const r = v.results[v.results.length - 1];
-      this.dialog("round-end", t("round_end", { r: r.round }),
-        r.saaydeh ? h("p", { class: "saaydeh" }, t("saaydeh", { n: v.multiplier })) : null,
-        breakdownTable(r, v.players, v.ruleset),
-        h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals));
+      if (v.over) this.matchEnd();
+      else this.roundEnd();
     }
+  }
+
+  roundEnd() {
+    const v = this.shown;
+    const r = v.results[v.results.length - 1];
+    if (!r) return;
+    this.dialog("round-end", t("round_end", { r: r.round }),
+      r.saaydeh ? h("p", { class: "saaydeh" }, t("saaydeh", { n: v.multiplier })) : null,
+      breakdownTable(r, v.players, v.ruleset),
+      h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals));
   }
 
   matchEnd() {
