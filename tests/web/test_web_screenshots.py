@@ -1,18 +1,20 @@
 """Screenshots for docs/client.md: the lobby, a trick and a round end, desktop and phone, English and Arabic.
 
-Written to docs/screenshots/ (committed); the language is switched with the page's own button, and the Arabic
-page must be right-to-left.
+Written to $ESTIMATION_SCREENSHOTS when set (the committed ones: ESTIMATION_SCREENSHOTS=docs/screenshots),
+else to a temporary folder, so a test run leaves the working tree alone. The language is switched with the
+page's own button, and the Arabic page must be right-to-left.
 """
 
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 from typing import Any
 
 import web_helpers as w
 
-OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
@@ -24,8 +26,8 @@ def _save(png: bytes, path: Path) -> None:
         image.convert("RGB").quantize(colors=128).save(path, optimize=True)
 
 
-def _shoot(page: Any, name: str) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+def _shoot(page: Any, name: str, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
     for lang in ("en", "ar"):
         if page.get_attribute("html", "lang") != lang:
             page.click("#lang-toggle")
@@ -34,28 +36,30 @@ def _shoot(page: Any, name: str) -> None:
         for size, viewport in SIZES.items():
             page.set_viewport_size(viewport)
             page.wait_for_timeout(150)
-            _save(page.screenshot(), OUT / f"{name}-{size}-{lang}.png")
+            _save(page.screenshot(), out / f"{name}-{size}-{lang}.png")
     page.click("#lang-toggle")
     page.wait_for_selector("html[lang='en']")
     page.set_viewport_size(SIZES["desktop"])
 
 
-def test_screenshots(context: Any, web_server: Any) -> None:
+def test_screenshots(context: Any, web_server: Any, tmp_path: Path) -> None:
+    target = os.environ.get("ESTIMATION_SCREENSHOTS")
+    out = ROOT / target if target else tmp_path
     page = w.open_app(context, web_server.base)
     w.sign_in_guest(page, "Layla")
     page.wait_for_selector("#balance, .wallet h2")
-    _shoot(page, "lobby")
+    _shoot(page, "lobby", out)
     w.create_table(page, bots=3)
     shot_trick = False
     while True:
         w.settle(page)
         if page.locator("#round-end[open]").count():
-            _shoot(page, "round-end")
+            _shoot(page, "round-end", out)
             break
         legal = page.locator(".hand button.card.legal")
         if legal.count():
             if not shot_trick and len(w.trick(page)) >= 2:
-                _shoot(page, "trick")
+                _shoot(page, "trick", out)
                 w.settle(page)
                 shot_trick = True
             page.locator(".hand button.card.legal").first.click()
@@ -64,5 +68,5 @@ def test_screenshots(context: Any, web_server: Any) -> None:
         else:
             page.wait_for_timeout(30)
     assert shot_trick
-    assert len(list(OUT.glob("*.png"))) >= 12
+    assert len(list(out.glob("*.png"))) >= 12
     assert not page.js_errors, page.js_errors
