@@ -6,7 +6,7 @@ import random
 import time
 
 import pytest
-from server_helpers import Api, Player, ServerProcess, ledger_totals, run
+from server_helpers import Api, Player, ServerProcess, ledger_totals, query, run
 
 import estimation
 
@@ -42,8 +42,13 @@ def test_kill_after_ack_and_mid_play_then_resume_exactly(fresh_server: ServerPro
         acked.append((ack["version"], text))
         return ack["version"], p.view["actions"]
 
+    journalled = 0  # kills after which the table's state was past its last record snapshot
     for _ in range(3):
         version, _seen = run(act_once_then_kill())
+        ((db_version, record_version),) = query(
+            server.database_url, "SELECT version, record_version FROM tables WHERE id = :t", t=tid)
+        assert db_version >= version and record_version is not None and record_version <= db_version
+        journalled += record_version < db_version
         server.start()
 
         async def check(version: int = version) -> None:
@@ -53,6 +58,9 @@ def test_kill_after_ack_and_mid_play_then_resume_exactly(fresh_server: ServerPro
             await p.close()
 
         run(check())
+
+    # The restarts above resumed from a snapshot plus the journalled actions (not a record at every version).
+    assert journalled >= 1
 
     # Now leave the game to the bots, and kill the server at random moments while they play it out (and
     # pay the pot): each restart resumes the bots from the last commit.

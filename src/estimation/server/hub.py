@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from ..rulesets import RULESETS
 from .config import Settings
 from .db import make_engine, migrate, sessionmaker
+from .journal import Journal
 from .models import Seat, Table, utcnow
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
 
@@ -32,12 +33,15 @@ class Hub:
         self.settings = settings
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
+        sqlite = self.engine.dialect.name == "sqlite"
+        self.journal = Journal(self.engine, asyncio.Lock() if sqlite else None)
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await migrate(self.engine)
+        self.journal.start()
         async with self.session() as db:
             playing = (await db.scalars(select(Table.id).where(Table.status == "playing"))).all()
         for table_id in playing:
@@ -61,6 +65,7 @@ class Hub:
                     async with runtime.lock:
                         pass
         self.runtimes.clear()
+        await self.journal.stop()
         await self.engine.dispose()
 
     async def get(self, table_id: int) -> TableRuntime | None:
@@ -133,4 +138,4 @@ class Hub:
 
     def stats(self) -> dict[str, Any]:
         return {"tables_in_memory": len(self.runtimes),
-                "connections": sum(len(r.conns) for r in self.runtimes.values())}
+                "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats()}

@@ -63,8 +63,11 @@ class Table(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     pot: Mapped[int] = mapped_column(BigInteger, default=0)
     paid_out: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: The estimation-record/1 JSON with the seed, once the game has started.
+    #: The estimation-record/1 JSON with the seed, once the game has started: a snapshot written when the
+    #: game starts, at each deal boundary and at the end (and on every commit that is not a plain action).
     record: Mapped[str | None] = mapped_column(Text)
+    #: The version ``record`` was written at; the actions of later events replay on top of it.
+    record_version: Mapped[int | None] = mapped_column(Integer)
     created_by: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
@@ -85,8 +88,12 @@ class Seat(Base):
 
 
 class Event(Base):
-    """One committed version of a table: the public events it carried (never a hand), and the action id
-    that caused it, so a resent action is acked again instead of applied twice."""
+    """One committed version of a table: the public events it carried (never a hand), the action id that
+    caused it (so a resent action is acked again instead of applied twice) and the action it applied to the
+    game, if any: the journal that, replayed on the last record snapshot, rebuilds the game after a restart.
+
+    The primary key is also the single-owner guard: two processes that both think they own a table both try
+    to insert its next version, and the second insert fails."""
 
     __tablename__ = "events"
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
@@ -94,6 +101,8 @@ class Event(Base):
     seat: Mapped[int | None] = mapped_column(Integer)
     action_id: Mapped[str | None] = mapped_column(String(64))
     data: Mapped[str] = mapped_column(Text)
+    #: The action text this version applied to the game (e.g. "2 play QH"); NULL if none.
+    action: Mapped[str | None] = mapped_column(String(40))
 
 
 class LedgerEntry(Base):

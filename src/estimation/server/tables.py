@@ -2,10 +2,17 @@
 
 Every change to a table (a seat taken, an action, a timeout, a leaver) goes through a :class:`TableRuntime`
 method that holds the table's ``asyncio.Lock``, so a table is a single-threaded state machine even with
-many connections. Each change is written to the database in one transaction (table row with the record,
-seats, an event row, ledger rows, results) *before* anyone is told; only then is the action acked and
-each connection sent its own ``Game.view``. If the write fails, the in-memory state is put back as it was,
-so memory never runs ahead of the database: a process killed at any moment restarts at the last commit.
+many connections. Each change is written to the database in one transaction *before* anyone is told; only
+then is the action acked and each connection sent its own ``Game.view``. If the write fails, the in-memory
+state is put back as it was, so memory never runs ahead of the database: a process killed at any moment
+restarts at the last commit.
+
+Two kinds of commit: a *plain action* (one action, nothing else changes, the deal goes on) is one
+``events`` row with the action's text plus the table's version, written through the hub's
+:class:`~.journal.Journal` (group commit with other tables). Every other change (a join, the start, a
+leaver, an away seat, the action that ends a deal or the game, with its payout and history rows) is a
+transaction of its own that also writes the record with the seed: a snapshot. A restart loads the last
+snapshot and replays the actions journalled after it.
 
 Versions: every commit is one version, carrying a list of public events (never a hand). The last
 ``event_buffer`` versions stay in memory for reconnecting clients; older gaps get a full snapshot.
@@ -36,6 +43,7 @@ from ..game import Game
 from ..record import load_record
 from ..stakes import split_pot
 from . import history, wallets
+from .journal import JournalRow
 from .models import Event, Seat, Table, utcnow
 
 if TYPE_CHECKING:
@@ -104,6 +112,8 @@ class TableRuntime:
         self.bots: dict[int, Bot] = {}
         self.timer: asyncio.Task[None] | None = None
         self.closed = False
+        #: Completed deals in the last record snapshot: an action that completes another one snapshots.
+        self.snapshot_deals = -1 if game is None else len(game.deal_log)
 
     # --- what clients see ---------------------------------------------------------------------------
     def public(self) -> dict[str, Any]:
@@ -160,18 +170,30 @@ class TableRuntime:
         self.game, self.seats, self.status, self.pot = point
 
     async def _commit(self, events: list[dict[str, Any]], *, seat: int | None = None,
-                      action_id: str | None = None, seats_changed: bool = False,
+                      action_id: str | None = None, action: str | None = None, plain: bool = False,
+                      seats_changed: bool = False,
                       extra: Callable[[AsyncSession], Awaitable[None]] | None = None) -> int:
-        """Write the new state and its events in one transaction; the new version once it is durable."""
+        """Write the new version and its events; the new version once it is durable.
+
+        ``plain``: only the event row and the version (the journal's group commit). Otherwise one
+        transaction of this table's own with the record snapshot, the seats if they changed and ``extra``.
+        """
         version = self.version + 1
-        record = None if self.game is None else json.dumps(self.game.record(include_seed=True),
-                                                           separators=(",", ":"))
-        async with self.hub.session() as db, db.begin():
+        data = json.dumps(events, separators=(",", ":"))
+        if plain:
+            await self.hub.journal.append(JournalRow(self.id, version, seat, action_id, action, data))
+            self._committed(version, events, seat, action_id)
+            return version
+        game = self.game
+        record = None if game is None else json.dumps(game.record(include_seed=True), separators=(",", ":"))
+        pot = None
+        async with self.hub.journal.writing(), self.hub.session() as db, db.begin():
             if extra is not None:
                 await extra(db)
             values: dict[str, Any] = {"version": version, "status": self.status}
             if record is not None:
                 values["record"] = record
+                values["record_version"] = version
             if self.status in ("finished", "abandoned"):
                 values["finished_at"] = utcnow()
             result = await db.execute(update(Table).where(Table.id == self.id, Table.version == self.version)
@@ -183,15 +205,23 @@ class TableRuntime:
                     await db.execute(update(Seat).where(Seat.table_id == self.id, Seat.seat == i).values(
                         account_id=s.account_id, name=s.name, is_bot=s.is_bot, staked=s.staked, away=s.away,
                         left=s.left).execution_options(synchronize_session=False))
-            db.add(Event(table_id=self.id, version=version, seat=seat, action_id=action_id,
-                         data=json.dumps(events, separators=(",", ":"))))
-            pot = await db.scalar(select(Table.pot).where(Table.id == self.id))
+            db.add(Event(table_id=self.id, version=version, seat=seat, action_id=action_id, action=action,
+                         data=data))
+            if extra is not None:  # only wallet moves change the pot
+                pot = await db.scalar(select(Table.pot).where(Table.id == self.id))
+        if pot is not None:
+            self.pot = int(pot)
+        if game is not None:
+            self.snapshot_deals = len(game.deal_log)
+        self._committed(version, events, seat, action_id)
+        return version
+
+    def _committed(self, version: int, events: list[dict[str, Any]], seat: int | None,
+                   action_id: str | None) -> None:
         self.version = version
-        self.pot = int(pot or 0)
         self.buffer.append((version, events))
         if action_id is not None and seat is not None:
             self._remember(seat, action_id, version)
-        return version
 
     def _remember(self, seat: int, action_id: str, version: int) -> None:
         self.action_ids[(seat, action_id)] = version
@@ -210,13 +240,29 @@ class TableRuntime:
         point = self._save_point()
         try:
             events = mutate()
-            finishing = self.game is not None and self.game.is_over and self.status == "playing"
+            game = self.game
+            finishing = game is not None and game.is_over and self.status == "playing"
             if finishing:
                 self.status = "finished"
                 events = [*events, *self._over_events()]
                 extra = self._with_finish(extra, events)
-            version = await self._commit(events, seat=seat, action_id=action_id,
-                                         seats_changed=seats_changed or finishing, extra=extra)
+            action = next((str(e["action"]) for e in events if e.get("kind") == "action"), None)
+            plain = (action is not None and extra is None and not seats_changed and not finishing
+                     and game is not None and len(game.deal_log) == self.snapshot_deals)
+            # The write goes on even if this task is cancelled meanwhile (a client gone, a shutdown): memory
+            # must end up where the database is, so wait for the outcome before giving up.
+            write = asyncio.ensure_future(self._commit(
+                events, seat=seat, action_id=action_id, action=action, plain=plain,
+                seats_changed=seats_changed or finishing, extra=extra))
+            cancelled = False
+            while not write.done():
+                try:
+                    await asyncio.shield(write)
+                except asyncio.CancelledError:
+                    cancelled = True
+                except Exception:
+                    pass  # the write's own failure: raised by result() below
+            version = write.result()
         except BaseException:
             self._restore(point)
             raise
@@ -226,6 +272,8 @@ class TableRuntime:
         self._schedule()
         if self.status in ("finished", "abandoned"):
             self.hub.retire(self)
+        if cancelled:
+            raise asyncio.CancelledError
         return version
 
     def _over_events(self) -> list[dict[str, Any]]:
@@ -514,7 +562,8 @@ class TableRuntime:
 
 
 async def load_runtime(hub: Hub, db: AsyncSession, table_id: int) -> TableRuntime | None:
-    """Rebuild a table from its rows: the record (with the seed) replays the game to its last commit."""
+    """Rebuild a table from its rows: the record snapshot (with the seed), then the journalled actions after
+    it, replay the game to its last commit."""
     row = await db.get(Table, table_id)
     if row is None:
         return None
@@ -522,10 +571,19 @@ async def load_runtime(hub: Hub, db: AsyncSession, table_id: int) -> TableRuntim
     seats = [SeatState(account_id=s.account_id, name=s.name, is_bot=s.is_bot, staked=s.staked, away=s.away,
                        left=s.left) for s in seat_rows]
     game = None if row.record is None else load_record(json.loads(row.record))
+    snapshot_deals = -1 if game is None else len(game.deal_log)
+    if game is not None and row.record_version is not None and row.record_version < row.version:
+        # The journal: the actions committed since the snapshot, in version order.
+        journal = (await db.execute(select(Event.version, Event.action).where(
+            Event.table_id == table_id, Event.version > row.record_version, Event.action.is_not(None))
+            .order_by(Event.version))).all()
+        for _version, text in journal:
+            game.apply(Action.parse(str(text)))
     rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
                   invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds)
     runtime = TableRuntime(hub, table_id, rules, row.status, row.version, row.pot, seats, game,
                            row.created_by)
+    runtime.snapshot_deals = snapshot_deals
     events = (await db.scalars(select(Event).where(Event.table_id == table_id)
                                .order_by(Event.version.desc()).limit(hub.settings.event_buffer))).all()
     for ev in reversed(events):

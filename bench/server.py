@@ -1,0 +1,475 @@
+"""Load generator for the game server: N tables of four WebSocket clients on loopback, in its own process.
+
+    python bench/server.py --db sqlite --tables 10,100,500 --seconds 30 --fast 1,8 --json out.json
+    python bench/server.py --db postgresql ...        # a throwaway cluster from /usr/lib/postgresql/*/bin
+    DATABASE_URL=postgresql+asyncpg://... python bench/server.py --db url ...   # an existing server
+
+Starts a real `estimation serve` subprocess on 127.0.0.1 (a fresh SQLite file, or a fresh PostgreSQL
+database), then for each N in --tables: N tables (created over REST by four guests each, ``koutchina``
+``micro`` by default, no bots, no clock) whose four clients play one action per second per table, as
+humans do; a table that ends is replaced by a new one. After --warmup seconds it measures for --seconds:
+
+* action-to-broadcast latency: from sending an action to receiving the ``update`` of that version, on
+  the acting client ("actor") and on the three others ("others"), p50/p99/max;
+* actions per second committed, errors, dropped connections;
+* CPU of the server process, of the database server (PostgreSQL's processes; SQLite runs inside the
+  server) and of this load generator, in percent of one core; the load average before and after.
+
+--fast T: T tables whose clients act the moment it is their turn (no pacing; the server's per-connection
+rate limit is raised for this run), reporting committed actions per second.
+
+Loopback only; every run is bounded by --seconds (plus set-up), and the server is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import glob
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# --- the database -------------------------------------------------------------------------------------
+def _as_postgres(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+class Postgres:
+    """A throwaway PostgreSQL cluster (as tests/server/conftest.py starts one), default durability settings
+    (fsync on, synchronous_commit on) unless --pg-fast."""
+
+    def __init__(self, fast: bool) -> None:
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                       key=lambda p: int(Path(p).parent.parent.name))
+        if not found:
+            raise SystemExit("no PostgreSQL under /usr/lib/postgresql/*/bin (apt-get install postgresql)")
+        self.bindir = Path(found[-1]).parent
+        self.workdir = tempfile.mkdtemp(prefix="estimation-bench-pg-")
+        if os.geteuid() == 0:
+            shutil.chown(self.workdir, "postgres", "postgres")
+        self.data = os.path.join(self.workdir, "data")
+        self.port = free_port()
+        self.fast = fast
+
+    def start(self) -> str:
+        subprocess.run(_as_postgres([str(self.bindir / "initdb"), "-D", self.data, "-U", "postgres",
+                                     "-A", "trust", "-E", "UTF8"]), check=True, capture_output=True)
+        opts = (f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1 -c max_connections=200"
+                + (" -c fsync=off -c synchronous_commit=off" if self.fast else ""))
+        subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
+                                     os.path.join(self.workdir, "log"), "-w", "start"]),
+                       check=True, capture_output=True)
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}"
+
+    def new_database(self, base: str) -> str:
+        import asyncpg
+
+        name = "bench_" + uuid.uuid4().hex[:10]
+
+        async def create() -> None:
+            conn = await asyncpg.connect(base.replace("postgresql+asyncpg://", "postgresql://") + "/postgres")
+            try:
+                await conn.execute(f'CREATE DATABASE "{name}"')
+            finally:
+                await conn.close()
+
+        asyncio.run(create())
+        return f"{base}/{name}"
+
+    def processes(self) -> list[psutil.Process]:
+        pidfile = Path(self.data) / "postmaster.pid"
+        try:
+            main = psutil.Process(int(pidfile.read_text().split()[0]))
+            return [main, *main.children(recursive=True)]
+        except (OSError, psutil.Error, ValueError):
+            return []
+
+    def stop(self) -> None:
+        subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-m", "immediate",
+                                     "stop"]), capture_output=True)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+# --- the server ---------------------------------------------------------------------------------------
+class Server:
+    def __init__(self, database_url: str, env: dict[str, str], profile: str | None = None) -> None:
+        self.database_url = database_url
+        self.profile = profile
+        self.port = free_port()
+        self.env = env
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = Path(tempfile.gettempdir()) / f"estimation-bench-server-{self.port}.log"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        env = {**os.environ, "ESTIMATION_BOT_DELAY": "0", **self.env, "DATABASE_URL": self.database_url}
+        with open(self.log, "ab") as log:
+            serve = ["serve", "--port", str(self.port), "--log-level", "warning"]
+            # uvicorn re-raises SIGTERM after its shutdown; a Python handler turns it into SystemExit, so
+            # cProfile gets to write its file.
+            cmd = [sys.executable, "-m", "estimation", *serve] if not self.profile else [
+                sys.executable, "-c", "import cProfile, signal, sys; "
+                "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0)); out = sys.argv[1]; "
+                "sys.argv = ['estimation', *sys.argv[2:]]; "
+                "cProfile.run('from estimation.cli import main; main()', out)",
+                self.profile, *serve]
+            self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"server exited: {self.log.read_text()[-3000:]}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.1)
+        raise SystemExit("server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+# --- the clients --------------------------------------------------------------------------------------
+@dataclass
+class Stats:
+    measuring: bool = False
+    actor: list[float] = field(default_factory=list)
+    others: list[float] = field(default_factory=list)
+    actions: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    dropped: int = 0
+    games: int = 0
+
+    def error(self, code: str) -> None:
+        self.errors[code] = self.errors.get(code, 0) + 1
+
+
+@dataclass
+class TableState:
+    period: float
+    last_sent: float = 0.0
+    #: (version the action will commit as, seat that sent it, when it was sent, measured?)
+    pending: tuple[int, int, float, bool] | None = None
+    over: bool = False
+
+
+class Client:
+    def __init__(self, ws: ClientConnection, seat: int, table: TableState, stats: Stats,
+                 rng: random.Random) -> None:
+        self.ws = ws
+        self.seat = seat
+        self.table = table
+        self.stats = stats
+        self.rng = rng
+        self.seen = 0  # highest version whose latency this client has recorded
+        self.ids = 0
+        self.acting: asyncio.Task[None] | None = None
+
+    async def run(self) -> None:
+        try:
+            async for raw in self.ws:
+                now = time.perf_counter()
+                msg = json.loads(raw)
+                kind = msg["type"]
+                if kind == "error":
+                    self.stats.error(msg.get("code", "?"))
+                    continue
+                if kind not in ("update", "snapshot", "resume"):
+                    continue
+                version = msg["version"]
+                pending = self.table.pending
+                if pending is not None and version >= pending[0] > self.seen:
+                    self.seen = pending[0]
+                    if pending[3] and version == pending[0]:
+                        (self.stats.actor if pending[1] == self.seat else self.stats.others).append(
+                            now - pending[2])
+                view = msg.get("view")
+                if view is None:
+                    continue
+                if view["over"]:
+                    self.table.over = True
+                    return
+                if view["to_move"] == self.seat and view["legal"] and self.acting is None:
+                    self.acting = asyncio.create_task(self.act(version, view["legal"]))
+        except websockets.ConnectionClosed:
+            if not self.table.over:
+                self.stats.dropped += 1
+
+    async def act(self, version: int, legal: list[str]) -> None:
+        try:
+            due = self.table.last_sent + self.table.period
+            wait = due - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.ids += 1
+            text = self.rng.choice(legal)
+            sent = time.perf_counter()
+            self.table.last_sent = sent
+            self.table.pending = (version + 1, self.seat, sent, self.stats.measuring)
+            await self.ws.send(json.dumps({"type": "action", "id": f"b{self.ids}", "action": text,
+                                           "version": version}))
+            if self.stats.measuring:
+                self.stats.actions += 1
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self.acting = None
+
+
+class Guests:
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+        self.count = 0
+
+    async def new(self) -> str:
+        self.count += 1
+        r = await self.http.post("/api/guests", json={"name": f"Bench {self.count}"})
+        r.raise_for_status()
+        return str(r.json()["token"])
+
+
+async def play_tables(server: Server, slot: int, tokens: list[str], args: argparse.Namespace,
+                      period: float, stats: Stats, stop: asyncio.Event, http: httpx.AsyncClient) -> None:
+    """One table slot: play a game; when it ends, start a new table with the same four guests."""
+    rng = random.Random(slot)
+    ws_base = server.base.replace("http://", "ws://")
+    while not stop.is_set():
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        r = await http.post("/api/tables", headers=auth, json={
+            "ruleset": args.ruleset, "length": args.length, "turn_seconds": 0, "bot_seats": []})
+        r.raise_for_status()
+        tid = r.json()["id"]
+        for seat, token in enumerate(tokens):
+            r = await http.post(f"/api/tables/{tid}/join", headers={"Authorization": f"Bearer {token}"},
+                                json={"seat": seat})
+            r.raise_for_status()
+        table = TableState(period=period, last_sent=time.perf_counter() - rng.random() * period)
+        sockets: list[ClientConnection] = []
+        clients: list[Client] = []
+        try:
+            for seat, token in enumerate(tokens):
+                ws = await websockets.connect(f"{ws_base}/ws/tables/{tid}", open_timeout=60,
+                                              max_size=2**22, ping_interval=None)
+                sockets.append(ws)
+                await ws.send(json.dumps({"type": "hello", "token": token}))
+                welcome = json.loads(await ws.recv())
+                assert welcome["type"] == "welcome" and welcome["seat"] == seat, welcome
+                clients.append(Client(ws, seat, table, stats, rng))
+            tasks = [asyncio.create_task(c.run()) for c in clients]
+            stopper = asyncio.create_task(stop.wait())
+            await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            if table.over:
+                await asyncio.wait(tasks, timeout=5)
+                stats.games += 1
+            for t in tasks:
+                t.cancel()
+        finally:
+            for ws in sockets:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+
+
+def cpu(procs: list[psutil.Process]) -> float:
+    total = 0.0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            t = p.cpu_times()
+            total += t.user + t.system
+    return total
+
+
+def pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
+                   args: argparse.Namespace) -> dict[str, Any]:
+    stats = Stats()
+    stop = asyncio.Event()
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=server.base, timeout=120, limits=limits) as http:
+        guests = Guests(http)
+        sem = asyncio.Semaphore(20)
+
+        async def four() -> list[str]:
+            async with sem:
+                return [await guests.new() for _ in range(4)]
+
+        tokens = await asyncio.gather(*(four() for _ in range(n)))
+        t_setup = time.perf_counter()
+        slots = []
+        for i in range(n):
+            slots.append(asyncio.create_task(play_tables(server, i, tokens[i], args, period, stats, stop,
+                                                         http)))
+            await asyncio.sleep(args.ramp / n)
+        await asyncio.sleep(args.warmup)
+        setup = time.perf_counter() - t_setup
+        server_proc = psutil.Process(server.proc.pid if server.proc else 0)
+        db_procs = pg.processes() if pg is not None else []
+        me = psutil.Process()
+        load_before = os.getloadavg()
+        c0 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
+        w0 = time.perf_counter()
+        stats.measuring = True
+        await asyncio.sleep(args.seconds)
+        stats.measuring = False
+        wall = time.perf_counter() - w0
+        c1 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
+        load_after = os.getloadavg()
+        await asyncio.sleep(1.0)  # let the last measured updates arrive
+        stop.set()
+        await asyncio.wait(slots, timeout=30)
+        for s in slots:
+            s.cancel()
+    everyone = stats.actor + stats.others
+    return {
+        "tables": n, "period": period, "seconds": round(wall, 1), "setup_seconds": round(setup, 1),
+        "actions": stats.actions, "actions_per_s": round(stats.actions / wall, 1),
+        "games_finished": stats.games,
+        "actor_p50_ms": pct(stats.actor, 0.5), "actor_p99_ms": pct(stats.actor, 0.99),
+        "others_p50_ms": pct(stats.others, 0.5), "others_p99_ms": pct(stats.others, 0.99),
+        "all_p99_ms": pct(everyone, 0.99), "max_ms": pct(everyone, 1.0),
+        "samples": len(everyone),
+        "server_cpu_pct": round(100 * (c1[0] - c0[0]) / wall, 1),
+        "db_cpu_pct": round(100 * (c1[1] - c0[1]) / wall, 1) if pg is not None else None,
+        "generator_cpu_pct": round(100 * (c1[2] - c0[2]) / wall, 1),
+        "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in load_after],
+        "errors": stats.errors, "dropped": stats.dropped,
+    }
+
+
+def show(db: str, r: dict[str, Any]) -> None:
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{x:.1f}"
+
+    mode = "fast" if r["period"] == 0 else f"1 per {r['period']:g}s"
+    db_cpu = "" if r["db_cpu_pct"] is None else f" db {r['db_cpu_pct']}%"
+    print(f"{db:10} N={r['tables']:<4} {mode:10} {r['actions_per_s']:8.1f} actions/s  "
+          f"actor p50 {ms(r['actor_p50_ms'])} p99 {ms(r['actor_p99_ms'])}  "
+          f"others p50 {ms(r['others_p50_ms'])} p99 {ms(r['others_p99_ms'])}  max {ms(r['max_ms'])} ms  "
+          f"cpu: server {r['server_cpu_pct']}%{db_cpu} generator {r['generator_cpu_pct']}%  "
+          f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}",
+          flush=True)
+
+
+def profile(args: argparse.Namespace, db: str, n: int, mode: str) -> str | None:
+    if not args.profile:
+        return None
+    os.makedirs(args.profile, exist_ok=True)
+    return os.path.join(args.profile, f"server-{db}-{mode}-{n}.prof")
+
+
+def bench_database(db: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+    pg = None
+    workdir = tempfile.mkdtemp(prefix="estimation-bench-")
+    try:
+        if db == "sqlite":
+            url = f"sqlite+aiosqlite:///{workdir}/estimation.db"
+        elif db == "postgresql":
+            pg = Postgres(args.pg_fast)
+            url = pg.new_database(pg.start())
+        else:
+            url = os.environ["DATABASE_URL"]
+        results = []
+        for n in args.tables:
+            server = Server(url, {}, profile(args, db, n, "human"))
+            server.start()
+            try:
+                r = asyncio.run(run_load(server, pg, n, args.period, args))
+            finally:
+                server.stop()
+            r["db"] = db
+            show(db, r)
+            results.append(r)
+        for n in args.fast:
+            server = Server(url, {"ESTIMATION_RATE_PER_SECOND": "100000", "ESTIMATION_RATE_BURST": "100000"},
+                            profile(args, db, n, "fast"))
+            server.start()
+            try:
+                r = asyncio.run(run_load(server, pg, n, 0.0, args))
+            finally:
+                server.stop()
+            r["db"] = db
+            show(db, r)
+            results.append(r)
+        return results
+    finally:
+        if pg is not None:
+            pg.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", default="sqlite,postgresql",
+                        help="comma list of sqlite, postgresql (a throwaway cluster), url ($DATABASE_URL)")
+    parser.add_argument("--tables", default="10,100,500", help="human-pace runs: tables per run")
+    parser.add_argument("--period", type=float, default=1.0, help="seconds between a table's actions")
+    parser.add_argument("--fast", default="1", help="as-fast-as-possible runs: tables per run ('' for none)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds per run")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds after the last table starts")
+    parser.add_argument("--ramp", type=float, default=5.0, help="seconds over which tables are started")
+    parser.add_argument("--ruleset", default="koutchina")
+    parser.add_argument("--length", default="micro")
+    parser.add_argument("--pg-fast", action="store_true",
+                        help="PostgreSQL with fsync and synchronous_commit off")
+    parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="run the server under cProfile, one .prof per run here")
+    args = parser.parse_args()
+    args.tables = [int(x) for x in args.tables.split(",") if x]
+    args.fast = [int(x) for x in args.fast.split(",") if x]
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    print(f"cores {os.cpu_count()}  load average {os.getloadavg()}  python {sys.version.split()[0]}",
+          flush=True)
+    results = []
+    for db in args.db.split(","):
+        results.extend(bench_database(db, args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
