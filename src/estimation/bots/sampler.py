@@ -101,8 +101,10 @@ def _evidence(info: Info) -> list[tuple[int, str, int, int]]:
     return out
 
 
-def log_likelihood(info: Info, hands: list[int], evidence: list[tuple[int, str, int, int]]) -> float:
-    """How plausible the opponents' declarations are with these hands (up to a constant)."""
+def log_likelihood(info: Info, hands: list[int], evidence: list[tuple[int, str, int, int]],
+                   scale: float = 1.0) -> float:
+    """How plausible the opponents' declarations are with these hands (up to a constant); ``scale``
+    multiplies every sigma."""
     total = 0.0
     for seat, kind, number, trump in evidence:
         dealt = hands[seat] | info.played_by[seat]
@@ -116,16 +118,17 @@ def log_likelihood(info: Info, hands: list[int], evidence: list[tuple[int, str, 
         else:
             gap = number - expected_tricks(dealt, trump) - 0.3
             total -= gap * gap / (2 * CALL_SIGMA * CALL_SIGMA)
-    return total
+    return total / (scale * scale)
 
 
-def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True) -> list[list[int]]:
+def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, scale: float = 1.0,
+                 oversample: int = OVERSAMPLE) -> list[list[int]]:
     """``n`` deals (current hands of all four seats) consistent with the view, weighted by the evidence."""
     facts = _evidence(info) if evidence else []
     if not facts:
         return [sample_hands(info, rng) for _ in range(n)]
-    pool = [sample_hands(info, rng) for _ in range(n * OVERSAMPLE)]
-    logs = [log_likelihood(info, h, facts) for h in pool]
+    pool = [sample_hands(info, rng) for _ in range(n * oversample)]
+    logs = [log_likelihood(info, h, facts, scale) for h in pool]
     top = max(logs)
     weights = [math.exp(x - top) for x in logs]
     total = sum(weights)

@@ -48,6 +48,8 @@ class Budget:
     exact_tricks: int = 3
     max_seconds: float = 0.8
     evidence: bool = True
+    evidence_scale: float = 1.0  # multiplies the sampler's sigmas (smaller: trust declarations more)
+    oversample: int = 3  # deals drawn per deal kept when weighing the evidence
     rollout: str = "policy"  # or "random" (ablation)
 
 
@@ -181,7 +183,7 @@ def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: rand
     start = time.perf_counter()
     if deals is None:
         n = budget.play_samples if info.phase == str(Phase.PLAY) else budget.samples
-        deals = sample_deals(info, n, rng, budget.evidence)
+        deals = sample_deals(info, n, rng, budget.evidence, budget.evidence_scale, budget.oversample)
     evals = [Evaluation(a) for a in candidates]
     if info.phase == str(Phase.PLAY):
         _evaluate_play(info, evals, deals, budget, rng, start)

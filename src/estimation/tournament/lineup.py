@@ -2,7 +2,8 @@
 
 The tournament seats levels the server never does: ``omniscient`` (reads every hand) and the strong bot's
 ablations (``strong-noevidence``: samples drawn without weighing the declarations; ``strong-random``:
-random instead of target-aware rollouts). ``strong@N`` runs the strong bot at N deals per decision.
+random instead of target-aware rollouts; ``strong-tight``: the declarations weighed with half the sigmas,
+from twice the pool). ``strong@N`` runs the strong bot at N deals per decision.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from ..bots.omniscient import OmniscientBot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "omniscient")
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "strong-tight",
+                     "omniscient")
 
 
 def check_level(level: str) -> None:
@@ -43,6 +45,10 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         return StrongBot(seed, budget, name=level)
     if base == "strong-noevidence":
         budget.evidence = False
+        return StrongBot(seed, budget, name=level)
+    if base == "strong-tight":
+        budget.evidence_scale = 0.5
+        budget.oversample = 6
         return StrongBot(seed, budget, name=level)
     if base == "strong-random":
         budget.rollout = "random"
