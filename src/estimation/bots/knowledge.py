@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..actions import Action, Verb
-from ..cards import SUIT_BITS, Trump, card_from_text
+from ..actions import Action
+from ..cards import Trump, card_from_text
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -170,12 +170,4 @@ def targets(info: Info) -> list[int]:
     return [e if e is not None else 0 for e in info.estimates]
 
 
-def suit_of(card: int) -> int:
-    return card // 13
-
-
-def is_contract_verb(verb: Verb) -> bool:
-    return verb in (Verb.CALL, Verb.BID, Verb.DECLARE)
-
-
-__all__ = ["FULL_DECK", "NO_TRUMP", "SUIT_BITS", "Info", "from_game", "from_view", "targets"]
+__all__ = ["FULL_DECK", "NO_TRUMP", "Info", "from_game", "from_view", "targets"]

@@ -14,7 +14,7 @@ passes the unknown cards minus known voids; a rollout on a sampled deal passes t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..cards import SUIT_BITS
 
@@ -217,5 +217,3 @@ def policy_rollout(hands: Sequence[int], trump: int, leader: int, trick: Sequenc
             w[leader] += 1
             cards = []
 
-
-RolloutFn = Callable[[Sequence[int], int, int, Sequence[int], Sequence[int], Sequence[int]], list[int]]
