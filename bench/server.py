@@ -173,6 +173,8 @@ class Stats:
     errors: dict[str, int] = field(default_factory=dict)
     dropped: int = 0
     games: int = 0
+    #: Tables whose four clients are connected (each slot counts its first table once).
+    ready: int = 0
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -267,6 +269,7 @@ async def play_tables(server: Server, slot: int, tokens: list[str], args: argpar
     """One table slot: play a game; when it ends, start a new table with the same four guests."""
     rng = random.Random(slot)
     ws_base = server.base.replace("http://", "ws://")
+    first = True
     while not stop.is_set():
         auth = {"Authorization": f"Bearer {tokens[0]}"}
         r = await http.post("/api/tables", headers=auth, json={
@@ -289,6 +292,9 @@ async def play_tables(server: Server, slot: int, tokens: list[str], args: argpar
                 welcome = json.loads(await ws.recv())
                 assert welcome["type"] == "welcome" and welcome["seat"] == seat, welcome
                 clients.append(Client(ws, seat, table, stats, rng))
+            if first:
+                stats.ready += 1
+                first = False
             tasks = [asyncio.create_task(c.run()) for c in clients]
             stopper = asyncio.create_task(stop.wait())
             await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
@@ -340,12 +346,17 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
             slots.append(asyncio.create_task(play_tables(server, i, tokens[i], args, period, stats, stop,
                                                          http)))
             await asyncio.sleep(args.ramp / n)
+        # Measure the steady state only: every table set up (REST, sockets), then the warm-up.
+        deadline = time.perf_counter() + 300
+        while stats.ready < n and time.perf_counter() < deadline:
+            await asyncio.sleep(0.2)
         await asyncio.sleep(args.warmup)
         setup = time.perf_counter() - t_setup
         server_proc = psutil.Process(server.proc.pid if server.proc else 0)
         db_procs = pg.processes() if pg is not None else []
         me = psutil.Process()
         load_before = os.getloadavg()
+        h0 = (await http.get("/api/health")).json()
         c0 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
         w0 = time.perf_counter()
         stats.measuring = True
@@ -354,6 +365,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         wall = time.perf_counter() - w0
         c1 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
         load_after = os.getloadavg()
+        h1 = (await http.get("/api/health")).json()
         await asyncio.sleep(1.0)  # let the last measured updates arrive
         stop.set()
         await asyncio.wait(slots, timeout=30)
@@ -373,6 +385,13 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "generator_cpu_pct": round(100 * (c1[2] - c0[2]) / wall, 1),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in load_after],
         "errors": stats.errors, "dropped": stats.dropped,
+        "journal_rows_per_batch": round((h1.get("journal_rows", 0) - h0.get("journal_rows", 0))
+                                        / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
+                                        1),
+        "journal_ms_per_batch": round(1000 * (h1.get("journal_write_seconds", 0)
+                                              - h0.get("journal_write_seconds", 0))
+                                      / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
+                                      2),
     }
 
 
@@ -386,7 +405,8 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"actor p50 {ms(r['actor_p50_ms'])} p99 {ms(r['actor_p99_ms'])}  "
           f"others p50 {ms(r['others_p50_ms'])} p99 {ms(r['others_p99_ms'])}  max {ms(r['max_ms'])} ms  "
           f"cpu: server {r['server_cpu_pct']}%{db_cpu} generator {r['generator_cpu_pct']}%  "
-          f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}",
+          f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
+          f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']}",
           flush=True)
 
 
