@@ -20,7 +20,7 @@ from ..game import Game
 from ..rulesets import get_ruleset
 
 TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "strong-tight",
-                     "omniscient")
+                     "omniscient", "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -32,7 +32,10 @@ def check_level(level: str) -> None:
 
 
 def tournament_bot(level: str, seed: int, game: Game) -> Bot:
-    """A bot of ``level`` for one seat of ``game`` (only ``omniscient`` ever looks at ``game``)."""
+    """A bot of ``level`` for one seat of ``game``.
+
+    Only ``omniscient`` reads hidden cards from ``game``; ``ismcts`` redeals them from the seat's
+    information before it searches (see :mod:`estimation.research.ismcts_seat`)."""
     base, _, samples = level.partition("@")
     budget = Budget()
     if samples:
@@ -55,6 +58,11 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         return StrongBot(seed, budget, name=level)
     if base == "omniscient":
         return OmniscientBot(game, seed)
+    if base == "ismcts":
+        # OpenSpiel's ISMCTS (the research extra); @N is its number of simulations per decision.
+        from ..research.ismcts_seat import DEFAULT_SIMULATIONS, ISMCTSSeat
+
+        return ISMCTSSeat(game, seed, int(samples) if samples else DEFAULT_SIMULATIONS)
     raise ValueError(f"unknown tournament level {level!r} (known: {', '.join(TOURNAMENT_LEVELS)}, "
                      "optionally with @SAMPLES)")
 
