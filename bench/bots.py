@@ -1,9 +1,12 @@
 """Decision time of the strong bot at its default budget (or --samples N), one process, one bot.
 
-    python bench/bots.py --games 3 [--samples 48] [--level strong]
+    python bench/bots.py --games 3 [--samples 48]
+    python bench/bots.py --legality koutchina:micro:1000 classic:full:1000
 
-Plays koutchina full games with the bot in seat 0 against three heuristic bots and prints p50/p95/max
-of its decision times by phase and overall. Run it on an otherwise idle machine: it measures wall time.
+The first plays koutchina full games with the strong bot in seat 0 against three heuristic bots and
+prints p50/p95/max of its decision times by phase and overall (wall time: run it on an idle machine).
+The second plays GAMES games of each RULESET:LENGTH with four random, then four heuristic bots, every
+action through the checked ``apply`` (an illegal one raises), beyond what the test suite can afford.
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--samples", type=int, default=None)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--legality", nargs="*", default=None)
     args = parser.parse_args()
+    if args.legality:
+        legality(args.legality)
+        return
     budget = Budget()
     if args.samples:
         budget.samples = budget.play_samples = args.samples
@@ -46,6 +53,26 @@ def main() -> None:
         p95 = ts[min(n - 1, int(n * 0.95))]
         print(f"{phase:9s} n={n:5d}  p50 {ts[n // 2] * 1000:6.1f} ms  p95 {p95 * 1000:6.1f} ms"
               f"  max {ts[-1] * 1000:6.1f} ms  mean {sum(ts) / n * 1000:6.1f} ms")
+
+
+def legality(specs: list[str]) -> None:
+    from estimation.bots import make_bot
+
+    for spec in specs:
+        name, length, games = spec.split(":")
+        for level in ("random", "heuristic"):
+            t0 = time.perf_counter()
+            actions = 0
+            for g in range(int(games)):
+                game = estimation.new_game(name, length, seed=60000 + g)
+                bots = [make_bot(level, g * 4 + s) for s in range(4)]
+                while not game.is_over:
+                    seat = game.to_move
+                    assert seat is not None
+                    game.apply(bots[seat].act(game.view(seat)))
+                    actions += 1
+            print(f"{name} {length} {level}: {games} games, {actions} actions, no illegal action, "
+                  f"{time.perf_counter() - t0:.0f} s", flush=True)
 
 
 if __name__ == "__main__":
