@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import SUIT_BITS
+from ..fast import trick_winner_index
 
 LOW_BITS = tuple((1 << i) - 1 for i in range(53))  # LOW_BITS[c]: every card index below c
 
@@ -204,16 +205,7 @@ def policy_rollout(hands: Sequence[int], trump: int, leader: int, trick: Sequenc
         h[seat] = hand ^ (1 << card)
         cards.append(card)
         if n == 3:
-            best = cards[0]
-            best_i = 0
-            for i in (1, 2, 3):
-                c = cards[i]
-                if c // 13 == best // 13:
-                    if c > best:
-                        best, best_i = c, i
-                elif c // 13 == trump:
-                    best, best_i = c, i
-            leader = (leader + best_i) & 3
+            leader = (leader + trick_winner_index(cards, trump)) & 3
             w[leader] += 1
             cards = []
 

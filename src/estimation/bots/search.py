@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..actions import Action, Verb
 from ..cards import SUIT_BITS, Card
-from ..fast import random_rollout
+from ..fast import random_rollout, trick_winner_index
 from ..game import Game
 from ..results import score_round
 from ..rulesets import get_ruleset
@@ -213,7 +213,7 @@ def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], 
             h[me] ^= 1 << card
             trick.append(card)
             if len(trick) == 4:
-                leader = (leader + _winner_index(trick, trump)) & 3
+                leader = (leader + trick_winner_index(trick, trump)) & 3
                 won[leader] += 1
                 trick = []
             tricks: Sequence[int]
@@ -259,19 +259,6 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
             ev.n += 1
 
 
-def _winner_index(trick: Sequence[int], trump: int) -> int:
-    best = trick[0]
-    best_i = 0
-    for i in (1, 2, 3):
-        c = trick[i]
-        if c // 13 == best // 13:
-            if c > best:
-                best, best_i = c, i
-        elif c // 13 == trump:
-            best, best_i = c, i
-    return best_i
-
-
 # --- exact endgame ----------------------------------------------------------------------------------------
 def solve(hands: list[int], trump: int, leader: int, trick: list[int], won: list[int],
           scorer: Scorer) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -299,7 +286,7 @@ def _maxn(hands: list[int], trump: int, leader: int, trick: list[int], won: list
         hands[seat] = hand ^ (1 << c)
         if len(trick) == 3:
             full = [*trick, c]
-            w = (leader + _winner_index(full, trump)) & 3
+            w = (leader + trick_winner_index(full, trump)) & 3
             won2 = list(won)
             won2[w] += 1
             result = _maxn(hands, trump, w, [], won2, scorer)
