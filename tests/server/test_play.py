@@ -101,3 +101,26 @@ def test_lobby_lists_open_tables_and_keeps_private_ones_private(server: ServerPr
     other.ok(other.post(f"/api/tables/{private['id']}/leave"))
     assert other.ok(other.get(f"/api/tables/{private['id']}", params={"invite": private["invite_code"]}))[
         "status"] == "abandoned"
+
+
+def test_a_private_tables_record_is_as_private_as_the_table(server: ServerProcess) -> None:
+    api = Api.guest(server)
+    table = api.create_table(ruleset="koutchina", length="micro", bot_seats=[0, 2, 3], bot_level="random",
+                             private=True)
+    tid, invite = table["id"], table["invite_code"]
+    assert invite
+    api.join(tid, invite=invite)
+
+    async def main() -> None:
+        p = Player(server, tid, api.token)
+        await p.connect()
+        await p.play_to_end(random.Random(7), timeout=240)
+        await p.close()
+
+    run(main())
+    stranger = Api.guest(server)
+    assert stranger.get(f"/api/tables/{tid}/record").status_code == 404
+    assert Api(server).get(f"/api/tables/{tid}/record").status_code == 404  # no token at all
+    record = stranger.ok(stranger.get(f"/api/tables/{tid}/record", params={"invite": invite}))
+    assert api.ok(api.get(f"/api/tables/{tid}/record")) == record  # a player needs no invite
+    assert estimation.load_record(record).is_over and "seed" not in record

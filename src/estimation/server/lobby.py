@@ -426,11 +426,20 @@ async def watch(table_id: TableId, hub: HubDep,
 @router.get("/tables/{table_id}/record", tags=["history"],
             responses={404: {"description": "No such table."},
                        409: {"description": "The game is not finished (a record would show the hands)."}})
-async def download_record(table_id: TableId, hub: HubDep) -> dict[str, Any]:
-    """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`."""
+async def download_record(table_id: TableId, hub: HubDep, creds: Creds,
+                          invite: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+    """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`.
+
+    A private table's record is as private as the table: its creator, its players, or the invite code."""
+    account_id = await _account_id(hub, creds)
     async with hub.session() as db:
         row = await db.get(Table, table_id)
+        players = set() if row is None else set((await db.scalars(
+            select(Seat.account_id).where(Seat.table_id == table_id))).all())
     if row is None:
+        raise HTTPException(404, "no such table")
+    mine = account_id is not None and (account_id == row.created_by or account_id in players)
+    if row.private and not mine and invite != row.invite_code:
         raise HTTPException(404, "no such table")
     if row.status != "finished" or row.record is None:
         raise HTTPException(409, "the game is not finished")
