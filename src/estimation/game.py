@@ -262,6 +262,9 @@ class Game:
     def _illegal(self, action: Action) -> IllegalActionError:
         if self.phase is Phase.OVER:
             return GameOverError("the game is over")
+        if action.verb not in self.ruleset.verbs:
+            article = "an" if self.ruleset.name[0] in "aeiou" else "a"
+            return IllegalActionError(f"'{action.verb}' is not {article} {self.ruleset.name} action")
         if action.seat != self.turn:
             return IllegalActionError(f"it is seat {self.turn}'s turn, not seat {action.seat}'s")
         if self.phase is Phase.PLAY:

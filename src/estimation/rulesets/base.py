@@ -43,6 +43,8 @@ class Ruleset:
     name: ClassVar[str]
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]]
     default_length: ClassVar[str]
+    #: Every verb a record of this ruleset may use (the others are refused by name).
+    verbs: ClassVar[frozenset[Verb]]
     #: Whether all four missing doubles the next round (the Sa'aydeh).
     saaydeh: ClassVar[bool] = True
     #: Whether a player leaving ends the match (egyptian) rather than a bot taking the seat.

@@ -168,8 +168,6 @@ class Egyptian(Ruleset):
     # --- diagnosis ------------------------------------------------------------------------------------
     def explain_illegal(self, game: Game, action: Action) -> str:
         verb = action.verb
-        if verb not in self.verbs:
-            return f"'{verb}' is not an {self.name} action"
         phase = game.phase
         if phase is Phase.DASH:
             return "the Dash is being offered: dash or nodash"

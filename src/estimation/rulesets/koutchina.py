@@ -169,8 +169,6 @@ class Koutchina(Ruleset):
     # --- diagnosis ------------------------------------------------------------------------------------
     def explain_illegal(self, game: Game, action: Action) -> str:
         verb = action.verb
-        if verb not in self.verbs:
-            return f"'{verb}' is not a {self.name} action"
         phase = game.phase
         if phase is Phase.DASH:
             return "the Dash Call is being offered: dashcall or nodash"
