@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import glob
 import json
 import os
 import random
@@ -36,7 +35,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +43,8 @@ import httpx
 import psutil
 import websockets
 from websockets.asyncio.client import ClientConnection
+
+from estimation.server.pgcluster import ThrowawayCluster, create_database
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,64 +56,26 @@ def free_port() -> int:
 
 
 # --- the database -------------------------------------------------------------------------------------
-def _as_postgres(cmd: list[str]) -> list[str]:
-    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
-
-
-class Postgres:
-    """A throwaway PostgreSQL cluster (as tests/server/conftest.py starts one), default durability settings
-    (fsync on, synchronous_commit on) unless --pg-fast."""
+class Postgres(ThrowawayCluster):
+    """A throwaway cluster (as the server tests use) with PostgreSQL's default durability (fsync and
+    synchronous_commit on) unless --pg-fast, and its processes for the CPU figures."""
 
     def __init__(self, fast: bool) -> None:
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                       key=lambda p: int(Path(p).parent.parent.name))
-        if not found:
-            raise SystemExit("no PostgreSQL under /usr/lib/postgresql/*/bin (apt-get install postgresql)")
-        self.bindir = Path(found[-1]).parent
-        self.workdir = tempfile.mkdtemp(prefix="estimation-bench-pg-")
-        if os.geteuid() == 0:
-            shutil.chown(self.workdir, "postgres", "postgres")
-        self.data = os.path.join(self.workdir, "data")
-        self.port = free_port()
-        self.fast = fast
-
-    def start(self) -> str:
-        subprocess.run(_as_postgres([str(self.bindir / "initdb"), "-D", self.data, "-U", "postgres",
-                                     "-A", "trust", "-E", "UTF8"]), check=True, capture_output=True)
-        opts = (f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1 -c max_connections=200"
-                + (" -c fsync=off -c synchronous_commit=off" if self.fast else ""))
-        subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
-                                     os.path.join(self.workdir, "log"), "-w", "start"]),
-                       check=True, capture_output=True)
-        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}"
+        try:
+            super().__init__(durable=not fast, prefix="estimation-bench-pg-")
+        except FileNotFoundError as exc:
+            raise SystemExit(str(exc)) from None
 
     def new_database(self, base: str) -> str:
-        import asyncpg
-
-        name = "bench_" + uuid.uuid4().hex[:10]
-
-        async def create() -> None:
-            conn = await asyncpg.connect(base.replace("postgresql+asyncpg://", "postgresql://") + "/postgres")
-            try:
-                await conn.execute(f'CREATE DATABASE "{name}"')
-            finally:
-                await conn.close()
-
-        asyncio.run(create())
-        return f"{base}/{name}"
+        return create_database(base, prefix="bench_")
 
     def processes(self) -> list[psutil.Process]:
-        pidfile = Path(self.data) / "postmaster.pid"
+        pid = self.postmaster_pid()
         try:
-            main = psutil.Process(int(pidfile.read_text().split()[0]))
-            return [main, *main.children(recursive=True)]
-        except (OSError, psutil.Error, ValueError):
+            main = psutil.Process(pid) if pid else None
+            return [main, *main.children(recursive=True)] if main else []
+        except psutil.Error:
             return []
-
-    def stop(self) -> None:
-        subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-m", "immediate",
-                                     "stop"]), capture_output=True)
-        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 # --- the server ---------------------------------------------------------------------------------------
