@@ -2,7 +2,7 @@
 
 :class:`PlayState` is a play-phase position (hands as masks, trick so far, tricks won). Bots copy it and play
 out the rest of the deal thousands of times per decision, so the rollout loop touches nothing but ints and
-two lookup tables. It follows exactly the rules of :meth:`estimation.game.Game._play` (a test compares them).
+two lookup tables. It follows exactly the rules of :meth:`estimation.game.Game.apply` (a test compares them).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import Action, Verb, play_actions, suit_play_actions
+from .actions import SUIT_PLAYS, Action, Verb, play_actions, suit_play_actions
 from .cards import Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
@@ -17,9 +17,14 @@ from .fast import trick_winner_index
 from .results import RoundResult, build_result, placements
 from .rulesets.base import Phase, RoundSpec, Ruleset
 
+# Enum members bound once: on Python 3.11 every ``Phase.PLAY`` goes through EnumType.__getattr__'s slow
+# attribute hook (about 0.3 us, more than a whole ``in`` test on a legal tuple), and the hot paths below
+# (``is_over``, ``apply``, ``legal_actions``) run tens of times per round of every simulation.
+_ESTIMATE = Phase.ESTIMATE
 _PLAY = Phase.PLAY
 _OVER = Phase.OVER
 _PLAY_VERB = Verb.PLAY
+_NT = Trump.NT
 
 
 class Game:
@@ -69,10 +74,10 @@ class Game:
         self.dealt: tuple[int, ...] = deal_hands(self.seed, self.round_no, self.deal_no)
         self.hands = list(self.dealt)
         self.actions: list[Action] = []
-        self.phase = Phase.ESTIMATE
+        self.phase = _ESTIMATE
         self.turn: int | None = None
         self.kind = self.spec.kind
-        self.trump: Trump = self.spec.trump if self.spec.trump is not None else Trump.NT
+        self.trump: Trump = self.spec.trump if self.spec.trump is not None else _NT
         # declarations (rulesets fill what they use)
         self.dash_seats: list[int] = []
         self.asked = 0
@@ -110,18 +115,18 @@ class Game:
 
     def start_play(self, leader: int) -> None:
         self.trump_index = int(self.trump)
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.leader = leader
         self.turn = leader
 
     # --- public API -------------------------------------------------------------------------------
     @property
     def to_move(self) -> int | None:
-        return None if self.phase is Phase.OVER else self.turn
+        return None if self.phase is _OVER else self.turn
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -149,7 +154,11 @@ class Game:
             if trick:
                 suit = trick[0] // 13
                 bits = (hand >> (suit * 13)) & 0x1FFF
-                legal = suit_play_actions(seat, suit, bits) if bits else play_actions(seat, hand)
+                if bits:
+                    # Inline cache hit first: a call saved on most of a round's 52 cards.
+                    legal = SUIT_PLAYS[seat * 4 + suit].get(bits) or suit_play_actions(seat, suit, bits)
+                else:
+                    legal = play_actions(seat, hand)
             else:
                 legal = play_actions(seat, hand)
         elif phase is _OVER:
@@ -163,7 +172,9 @@ class Game:
         """Check and apply; raises :class:`IllegalActionError` (or :class:`InvalidActionError`).
 
         Legal means "in :meth:`legal_actions`": one source of truth. Actions are flyweights, so the
-        membership test is an identity scan in C over a list that is usually already cached.
+        membership test is an identity scan in C over a list that is usually already cached. A card
+        play is applied here, inline: it is 52 of a round's ~62 actions, and this is the only copy of
+        the play rules (:meth:`apply_unchecked` comes through here too).
         """
         if type(action) is not Action:
             if isinstance(action, str):
@@ -177,20 +188,42 @@ class Game:
             raise self._illegal(action)
         self._legal = None
         self.actions.append(action)
-        if action.verb is _PLAY_VERB:
-            self._play(action.seat, action.card)  # type: ignore[arg-type]
-        else:
+        if action.verb is not _PLAY_VERB:
             self.ruleset.apply_declaration(self, action)
+            return
+        seat = action.seat
+        card: int = action.card  # type: ignore[assignment]
+        self.hands[seat] ^= 1 << card
+        trick = self.trick
+        if trick:
+            led = trick[0] // 13
+            if card // 13 != led:
+                self.avoid[seat] |= 1 << led
+            trick.append(card)
+            if len(trick) < 4:
+                self.turn = (seat + 1) & 3
+                return
+        else:
+            trick.append(card)
+            self.turn = (seat + 1) & 3
+            return
+        winner = (self.leader + trick_winner_index(trick, self.trump_index)) & 3
+        self.tricks_won[winner] += 1
+        self.trick_log.append((self.leader, tuple(trick), winner))
+        self.trick = []
+        self.leader = winner
+        self.turn = winner
+        if len(self.trick_log) == 13:
+            self._finish_round()
 
     def apply_unchecked(self, action: Action) -> None:
-        """Apply without checking: the fast path for simulations that only ever pick legal actions."""
-        self._legal = None
-        self.actions.append(action)
-        if action.verb is Verb.PLAY:
-            assert action.card is not None
-            self._play(action.seat, action.card)
-        else:
-            self.ruleset.apply_declaration(self, action)
+        """Apply without checking: for simulations that only ever pick legal actions.
+
+        The action is made the whole legal list, so :meth:`apply`'s test passes at once and the state
+        change stays in one place.
+        """
+        self._legal = (action,)
+        self.apply(action)
 
     def end_match_left(self, seat: int) -> None:
         """A player left a ruleset where that ends the match: standings decide, the leaver cannot win."""
@@ -202,7 +235,7 @@ class Game:
         if seat not in (0, 1, 2, 3):
             raise IllegalActionError(f"not a seat: {seat!r}")
         self.ended = {"reason": "left", "seat": seat}
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.turn = None
         self._legal = ()
 
@@ -219,27 +252,7 @@ class Game:
             setattr(other, name, list(getattr(self, name)))
         return other
 
-    # --- play --------------------------------------------------------------------------------------
-    def _play(self, seat: int, card: int) -> None:
-        self.hands[seat] ^= 1 << card
-        trick = self.trick
-        if trick:
-            led = trick[0] // 13
-            if card // 13 != led:
-                self.avoid[seat] |= 1 << led
-        trick.append(card)
-        if len(trick) < 4:
-            self.turn = (seat + 1) & 3
-            return
-        winner = (self.leader + trick_winner_index(trick, self.trump_index)) & 3
-        self.tricks_won[winner] += 1
-        self.trick_log.append((self.leader, tuple(trick), winner))
-        self.trick = []
-        self.leader = winner
-        self.turn = winner
-        if len(self.trick_log) == 13:
-            self._finish_round()
-
+    # --- round end ---------------------------------------------------------------------------------
     def _finish_round(self) -> None:
         facts = self.ruleset.facts(self)
         result = build_result(self, facts)
@@ -250,7 +263,7 @@ class Game:
             self.multiplier = min(self.multiplier * 2, 4) if result.saaydeh else 1
         self.deal_log.append((self.round_no, self.dealer, self.dealt, self.actions))
         if self.round_no == len(self.schedule):
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.turn = None
             self._legal = ()
             return

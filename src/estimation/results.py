@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .scoring import RoundFacts, SeatScore
@@ -58,16 +58,16 @@ class RoundResult:
 
 def score_round(ruleset: Ruleset, facts: RoundFacts) -> tuple[tuple[SeatScore, ...], bool]:
     """The ruleset's breakdown with the Sa'aydeh applied; also whether the round is a Sa'aydeh."""
-    saaydeh = ruleset.saaydeh and not any(facts.made(s) for s in range(4))
+    saaydeh = ruleset.saaydeh and not any(facts.made_flags())
     # In a Sa'aydeh nobody scores: the breakdown keeps what each line would have been, times 0.
-    breakdown = ruleset.score(replace(facts, multiplier=0) if saaydeh else facts)
+    breakdown = ruleset.score(facts.with_multiplier(0) if saaydeh else facts)
     return breakdown, saaydeh
 
 
 def build_result(game: Game, facts: RoundFacts) -> RoundResult:
     ruleset = game.ruleset
     breakdown, saaydeh = score_round(ruleset, facts)
-    scores = tuple(s.score for s in breakdown)
+    scores = tuple([s.score for s in breakdown])
     return RoundResult(
         round=game.round_no,
         deals=game.deal_no + 1,
@@ -77,7 +77,7 @@ def build_result(game: Game, facts: RoundFacts) -> RoundResult:
         multiplier=facts.multiplier,
         estimates=facts.estimates,
         tricks=facts.tricks,
-        made=tuple(facts.made(s) for s in range(4)),
+        made=facts.made_flags(),
         scores=scores,
         risk=ruleset.risk_level(facts),
         saaydeh=saaydeh,

@@ -7,7 +7,8 @@ of the score sheet, and ``subtotal * multiplier == score``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from operator import eq
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +43,22 @@ class RoundFacts:
     def made(self, seat: int) -> bool:
         return self.tricks[seat] == self.estimates[seat]
 
+    def made_flags(self) -> tuple[bool, ...]:
+        """Whether each seat made its estimate, in one C-level pass (scoring asks for all four at once)."""
+        return tuple(map(eq, self.tricks, self.estimates))
 
-@dataclass(frozen=True, slots=True)
-class SeatScore:
-    """One seat's score sheet line. ``role`` is caller, with, dashcall, dash or regular."""
+    def with_multiplier(self, multiplier: int) -> RoundFacts:
+        # Positional on purpose: ``dataclasses.replace`` costs more than the rest of a round's scoring.
+        return RoundFacts(self.kind, self.estimates, self.tricks, self.order, self.caller, self.dash_calls,
+                          multiplier, self.with_seats)
+
+
+class SeatScore(NamedTuple):
+    """One seat's score sheet line. ``role`` is caller, with, dashcall, dash or regular.
+
+    A named tuple rather than a frozen dataclass: four are built per scored round on every engine path
+    (simulations included), and a frozen dataclass's field-by-field ``__init__`` cost three times as much.
+    """
 
     seat: int
     role: str
@@ -82,8 +95,7 @@ def risk_distance(total: int) -> int:
     return abs(total - 13)
 
 
-@dataclass(frozen=True, slots=True)
-class SeatLine:
+class SeatLine(NamedTuple):
     """What every ruleset's scorer starts from for one seat: the result and the only-winner/loser ten."""
 
     seat: int
@@ -105,10 +117,12 @@ class SeatLine:
 
 def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     """One :class:`SeatLine` per seat; ``with_census=False`` where no only-winner/loser ten is paid."""
-    only_maker, only_misser = census(facts) if with_census else (None, None)
+    made = facts.made_flags()
+    only_maker, only_misser = _census(made) if with_census else (None, None)
     last = facts.last_estimator
+    estimates, tricks = facts.estimates, facts.tricks
     return [
-        SeatLine(seat, facts.estimates[seat], facts.tricks[seat], facts.made(seat),
+        SeatLine(seat, estimates[seat], tricks[seat], made[seat],
                  10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last)
         for seat in range(4)
     ]
@@ -116,6 +130,10 @@ def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
 
 def census(facts: RoundFacts) -> tuple[int | None, int | None]:
     """The only maker and the only misser, if there is one (a Dash Call counts like anyone)."""
-    made = [s for s in range(4) if facts.made(s)]
-    missed = [s for s in range(4) if not facts.made(s)]
-    return (made[0] if len(made) == 1 else None, missed[0] if len(missed) == 1 else None)
+    return _census(facts.made_flags())
+
+
+def _census(made: tuple[bool, ...]) -> tuple[int | None, int | None]:
+    makers = made.count(True)
+    return (made.index(True) if makers == 1 else None,
+            made.index(False) if makers == len(made) - 1 else None)

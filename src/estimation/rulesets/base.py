@@ -8,6 +8,7 @@ views live in :mod:`estimation.game` once, for every ruleset.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -37,6 +38,11 @@ class RoundSpec:
     trump: Trump | None = None
 
 
+# Bound once: Python 3.11 looks enum members up through a slow attribute hook (see estimation.game).
+_DASH = Phase.DASH
+_ESTIMATE = Phase.ESTIMATE
+
+
 class Ruleset:
     """Base class; subclasses fill the class attributes and the declaration/scoring hooks."""
 
@@ -55,7 +61,7 @@ class Ruleset:
         """Set the phase and the first seat to act for a deal that was just dealt."""
         raise NotImplementedError
 
-    def legal_declarations(self, game: Game) -> list[Action]:
+    def legal_declarations(self, game: Game) -> Sequence[Action]:
         raise NotImplementedError
 
     def apply_declaration(self, game: Game, action: Action) -> None:
@@ -72,14 +78,19 @@ class Ruleset:
     max_zeros: ClassVar[int] = 2
 
     def begin_offer(self, game: Game) -> None:
-        game.phase = Phase.DASH
+        game.phase = _DASH
         game.asked = 0
         game.turn = (game.dealer + 1) & 3
 
-    def offer_actions(self, seat: int) -> list[Action]:
-        from ..actions import Action
+    def offer_actions(self, seat: int) -> tuple[Action, ...]:
+        key = (seat, self.offer_verbs)
+        found = _OFFERS.get(key)
+        if found is None:
+            from ..actions import Action
 
-        return [Action.bare(seat, self.offer_verbs[0]), Action.bare(seat, self.offer_verbs[1])]
+            take, decline = self.offer_verbs
+            found = _OFFERS[key] = (Action.bare(seat, take), Action.bare(seat, decline))
+        return found
 
     def apply_offer(self, game: Game, action: Action) -> None:
         """Each seat is asked once, from the dealer's left; once two have taken it the rest are not."""
@@ -95,7 +106,7 @@ class Ruleset:
         raise NotImplementedError
 
     def begin_estimates(self, game: Game, order: tuple[int, ...]) -> None:
-        game.phase = Phase.ESTIMATE
+        game.phase = _ESTIMATE
         game.est_order = order
         game.est_pos = 0
         game.turn = order[0]
@@ -148,3 +159,7 @@ class Ruleset:
     def round_kind(self, game: Game) -> str:
         """The replay output's ``kind`` for the round in progress."""
         return game.kind
+
+
+#: The offer's two actions per (seat, verbs): built once, as every legal-action tuple on the hot path is.
+_OFFERS: dict[tuple[int, tuple[Verb, Verb]], tuple[Action, ...]] = {}

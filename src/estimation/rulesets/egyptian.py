@@ -9,6 +9,7 @@ a Dash worth 23 Under / 13 Over; no Sa'aydeh; a leaver ends the match.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..actions import Action, Verb
@@ -111,7 +112,7 @@ class Egyptian(Ruleset):
             out.extend(Action.contract(seat, Verb.DECLARE, n, t) for t in trumps)
         return out
 
-    def legal_declarations(self, game: Game) -> list[Action]:
+    def legal_declarations(self, game: Game) -> Sequence[Action]:
         seat = game.turn
         assert seat is not None
         phase = game.phase

@@ -35,6 +35,20 @@ EST_ACTIONS: Final = tuple(tuple(Action.est(seat, n) for n in range(14)) for sea
 SUPER_ACTIONS: Final = tuple(
     tuple(tuple(Action.est(seat, n, t) for t in FIXED_TRUMPS) for n in range(14)) for seat in range(4)
 )
+#: Per seat and per rank index past the standing call: the whole legal auction tuple, ``pass`` first.
+AUCTION_ACTIONS: Final = tuple(
+    tuple((Action.bare(seat, Verb.PASS), *CALL_ACTIONS[seat][start:]) for start in range(len(ALL_CONTRACTS)))
+    for seat in range(4)
+)
+
+
+# Bound once: Python 3.11 looks enum members up through a slow attribute hook (see estimation.game).
+_DASH = Phase.DASH
+_AUCTION = Phase.AUCTION
+_EST = Verb.EST
+_CALL = Verb.CALL
+_PASS = Verb.PASS
+_NT = Trump.NT
 
 
 def fixed_rounds() -> tuple[RoundSpec, ...]:
@@ -59,12 +73,16 @@ class Koutchina(Ruleset):
         {Verb.DASHCALL, Verb.NODASH, Verb.CALL, Verb.PASS, Verb.EST, Verb.PLAY}
     )
     super_call_min: ClassVar[int] = 8
+    #: Legal estimate tuples by (seat, lowest, highest, forbidden, lowest Super Call or 14 for none): a
+    #: few hundred shapes at most, shared by subclasses (the key holds everything that varies), and
+    #: rebuilding one cost more than the rest of an estimate's bookkeeping.
+    _estimate_tuples: ClassVar[dict[tuple[int, int, int, int, int], tuple[Action, ...]]] = {}
 
     # --- phases -------------------------------------------------------------------------------------
     def begin_deal(self, game: Game) -> None:
         if game.kind == "call" and game.deal_no >= FAILED_AUCTIONS_BEFORE_FIXED:
             game.kind = "fixed"
-            game.trump = Trump.NT
+            game.trump = _NT
         if game.kind == "call":
             self.begin_offer(game)
         else:
@@ -72,7 +90,7 @@ class Koutchina(Ruleset):
             self.begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
 
     def begin_auction(self, game: Game) -> None:
-        game.phase = Phase.AUCTION
+        game.phase = _AUCTION
         game.in_auction = [s not in game.dash_seats for s in range(4)]
         game.turn = self._next_bidder(game, game.dealer)
 
@@ -88,35 +106,41 @@ class Koutchina(Ruleset):
     def max_estimate(self, game: Game) -> int:
         return game.standing[0] if game.kind == "call" and game.standing else 13
 
-    def legal_declarations(self, game: Game) -> list[Action]:
+    def legal_declarations(self, game: Game) -> tuple[Action, ...]:
         seat = game.turn
         assert seat is not None
-        if game.phase is Phase.DASH:
+        phase = game.phase
+        if phase is _DASH:
             return self.offer_actions(seat)
-        if game.phase is Phase.AUCTION:
-            start = contract_rank(*game.standing[:2]) + 1 - LOWEST_RANK if game.standing else 0
-            out = [Action.bare(seat, Verb.PASS)]
-            out.extend(CALL_ACTIONS[seat][start:])
-            return out
+        if phase is _AUCTION:
+            standing = game.standing
+            start = contract_rank(standing[0], standing[1]) + 1 - LOWEST_RANK if standing else 0
+            if start == len(ALL_CONTRACTS):  # 13NT stands: only a pass is left
+                return AUCTION_ACTIONS[seat][0][:1]
+            return AUCTION_ACTIONS[seat][start]
         return self._legal_estimates(game, seat)
 
-    def _legal_estimates(self, game: Game, seat: int) -> list[Action]:
+    def _legal_estimates(self, game: Game, seat: int) -> tuple[Action, ...]:
         low, top, forbidden = self.estimate_bounds(game)
-        super_calls = game.kind == "fixed"
-        out: list[Action] = []
-        plain = EST_ACTIONS[seat]
-        for n in range(low, top + 1):
-            if n == forbidden:
-                continue
-            out.append(plain[n])
-            if super_calls and n >= self.super_call_min:
-                out.extend(SUPER_ACTIONS[seat][n])
-        return out
+        super_min = self.super_call_min if game.kind == "fixed" else 14
+        key = (seat, low, top, forbidden, super_min)
+        found = self._estimate_tuples.get(key)
+        if found is None:
+            out: list[Action] = []
+            plain = EST_ACTIONS[seat]
+            for n in range(low, top + 1):
+                if n == forbidden:
+                    continue
+                out.append(plain[n])
+                if n >= super_min:
+                    out.extend(SUPER_ACTIONS[seat][n])
+            found = self._estimate_tuples[key] = tuple(out)
+        return found
 
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
-        if verb is Verb.EST:
+        if verb is _EST:
             assert action.number is not None
             if action.trump is not None and (
                 game.super_call is None or action.number > game.super_call[0]
@@ -126,11 +150,11 @@ class Koutchina(Ruleset):
                 self._end_estimates(game)
         elif verb in self.offer_verbs:
             self.apply_offer(game, action)
-        elif verb is Verb.CALL:
+        elif verb is _CALL:
             assert action.number is not None and action.trump is not None
             game.standing = (action.number, action.trump, seat)
             self._after_bid(game, seat)
-        elif verb is Verb.PASS:
+        elif verb is _PASS:
             game.in_auction[seat] = False
             self._after_bid(game, seat)
         else:  # pragma: no cover - legality is checked before
