@@ -83,7 +83,7 @@ def build_result(game: Game, facts: RoundFacts) -> RoundResult:
         saaydeh=saaydeh,
         dealer=game.dealer,
         order=facts.order,
-        dash_calls=tuple(sorted(facts.dash_calls)),
+        dash_calls=tuple(sorted(facts.dash_calls)) if facts.dash_calls else (),
         breakdown=breakdown,
     )
 

@@ -96,7 +96,12 @@ def risk_distance(total: int) -> int:
 
 
 class SeatLine(NamedTuple):
-    """What every ruleset's scorer starts from for one seat: the result and the only-winner/loser ten."""
+    """What every ruleset's scorer starts from for one seat: the result and the only-winner/loser ten.
+
+    ``sign`` (+1 made, -1 missed: every bonus line is paid or charged with it) and ``diff`` (how far
+    the tricks were from the estimate) are fields, not properties: each scorer reads them for every seat
+    of every scored round, simulations included.
+    """
 
     seat: int
     estimate: int
@@ -104,15 +109,8 @@ class SeatLine(NamedTuple):
     made: bool
     only: int
     last: bool
-
-    @property
-    def sign(self) -> int:
-        """+1 made, -1 missed: every bonus line is paid or charged with it."""
-        return 1 if self.made else -1
-
-    @property
-    def diff(self) -> int:
-        return abs(self.tricks - self.estimate)
+    sign: int
+    diff: int
 
 
 def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
@@ -123,7 +121,8 @@ def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     estimates, tricks = facts.estimates, facts.tricks
     return [
         SeatLine(seat, estimates[seat], tricks[seat], made[seat],
-                 10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last)
+                 10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
+                 1 if made[seat] else -1, abs(tricks[seat] - estimates[seat]))
         for seat in range(4)
     ]
 

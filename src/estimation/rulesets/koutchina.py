@@ -247,22 +247,23 @@ class Koutchina(Ruleset):
 
     def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]:
         level = self.risk_level(facts)
+        multiplier = facts.multiplier
         out = []
         for line in seat_lines(facts):
             seat, est, tricks, made, sign = line.seat, line.estimate, line.tricks, line.made, line.sign
             if seat in facts.dash_calls:
                 out.append(SeatScore(seat, "dashcall", est, tricks, made, only=line.only,
                                      dash_call=sign * (25 if facts.over else 33),
-                                     multiplier=facts.multiplier))
+                                     multiplier=multiplier))
                 continue
             role = caller_role(facts, seat)
             out.append(SeatScore(
                 seat, role, est, tricks, made,
                 base=10 + tricks if made else -line.diff,
-                caller_with=sign * 10 if role in ("caller", "with") else 0,
+                caller_with=sign * 10 if role == "caller" or role == "with" else 0,
                 only=line.only,
                 risk=sign * 10 * level if line.last else 0,
-                multiplier=facts.multiplier,
+                multiplier=multiplier,
             ))
         return tuple(out)
 
