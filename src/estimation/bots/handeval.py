@@ -96,3 +96,30 @@ def high_card_points(hand: int) -> int:
         bits = (hand >> (s * 13)) & 0x1FFF
         points += 4 * (bits >> 12 & 1) + 3 * (bits >> 11 & 1) + 2 * (bits >> 10 & 1) + (bits >> 9 & 1)
     return points
+
+
+def expected_tricks_all(hand: int) -> list[float]:
+    """``[expected_tricks(hand, t) for t in range(5)]`` in one pass: the declaration evidence needs every
+    trump's value of every opponent hand in every sampled deal, so the suits are split only once."""
+    b0 = hand & 0x1FFF
+    b1 = (hand >> 13) & 0x1FFF
+    b2 = (hand >> 26) & 0x1FFF
+    b3 = (hand >> 39) & 0x1FFF
+    suits = (b0, b1, b2, b3)
+    lens = (b0.bit_count(), b1.bit_count(), b2.bit_count(), b3.bit_count())
+    side = (SIDE_SUIT[b0], SIDE_SUIT[b1], SIDE_SUIT[b2], SIDE_SUIT[b3])
+    side_total = side[0] + side[1] + side[2] + side[3]
+    out: list[float] = []
+    for t in range(4):
+        value = TRUMP_VALUE[suits[t]] + side_total - side[t]
+        spare = lens[t] - 1
+        if spare > 0:
+            for s in range(4):
+                length = lens[s]
+                if s != t and length <= 2 and spare > 0:
+                    ruffs = min(spare, 3 - length)
+                    value += _RUFF[length] * ruffs * 0.8
+                    spare -= ruffs
+        out.append(value * SUIT_SCALE)
+    out.append(NT_SCALE * (SIDE_NT[b0] + SIDE_NT[b1] + SIDE_NT[b2] + SIDE_NT[b3]))
+    return out

@@ -17,15 +17,14 @@ from __future__ import annotations
 import math
 import random
 
-from ..actions import Verb
 from ..cards import SUIT_BITS
-from .handeval import expected_tricks
+from .evidence import facts, log_likelihood
 from .knowledge import Info
 
-ESTIMATE_SIGMA = 1.5  # the spread of a declared number around the evaluator's value
-CALL_SIGMA = 1.8
-DASH_SIGMA = 0.6
 OVERSAMPLE = 3
+#: The evidence's weights are flattened if needed to keep at least this share of the deals kept effective.
+MIN_ESS = 0.25
+TEMPER_STEPS = 8
 MAX_TRIES = 500
 
 
@@ -38,6 +37,8 @@ def sample_hands(info: Info, rng: random.Random) -> list[int]:
     me = info.seat
     unknown = info.unknown
     others = [s for s in range(4) if s != me]
+    if not any(info.voids[s] for s in others):
+        return _shuffle_deal(info, others, rng)
     plan = []
     for suit in range(4):
         elig = [s for s in others if not info.voids[s] >> suit & 1]
@@ -77,74 +78,100 @@ def sample_hands(info: Info, rng: random.Random) -> list[int]:
     raise SamplingError("no deal consistent with the view was found")
 
 
-def _evidence(info: Info) -> list[tuple[int, str, int, int]]:
-    """(seat, kind, number, trump) for every opponent declaration worth weighing."""
-    me = info.seat
-    out: list[tuple[int, str, int, int]] = []
-    trump = info.trump if info.trump is not None else 4
-    last_contract: dict[int, tuple[int, int]] = {}
-    for a in info.actions:
-        if a.verb in (Verb.CALL, Verb.BID, Verb.DECLARE) and a.number is not None and a.trump is not None:
-            last_contract[a.seat] = (a.number, int(a.trump))
-    for s in range(4):
-        if s == me:
-            continue
-        if s in info.dash_seats:
-            out.append((s, "dash", 0, trump))
-        elif info.estimates[s] is not None:
-            est = info.estimates[s]
-            assert est is not None
-            out.append((s, "est", est, trump))
-        elif s in last_contract:
-            n, t = last_contract[s]
-            out.append((s, "call", n, t))
-    return out
+def _shuffle_deal(info: Info, others: list[int], rng: random.Random) -> list[int]:
+    """No voids to respect: a uniform deal is a shuffle of the unknown cards cut into the hand sizes
+    (several times faster than dealing card by card, which the search does hundreds of times a decision)."""
+    unknown = info.unknown
+    cards = [c for c in range(52) if unknown >> c & 1]
+    if sum(info.hand_sizes[s] for s in others) != len(cards):
+        raise SamplingError("hand sizes do not match the unknown cards")
+    rng.shuffle(cards)
+    hands = [0, 0, 0, 0]
+    hands[info.seat] = info.hand
+    at = 0
+    for s in others:
+        mask = 0
+        for c in cards[at:at + info.hand_sizes[s]]:
+            mask |= 1 << c
+        hands[s] = mask
+        at += info.hand_sizes[s]
+    return hands
 
 
-def log_likelihood(info: Info, hands: list[int], evidence: list[tuple[int, str, int, int]],
-                   scale: float = 1.0) -> float:
-    """How plausible the opponents' declarations are with these hands (up to a constant); ``scale``
-    multiplies every sigma."""
-    total = 0.0
-    for seat, kind, number, trump in evidence:
-        dealt = hands[seat] | info.played_by[seat]
-        if kind == "dash":
-            worst = min(expected_tricks(dealt, t) for t in range(5))
-            gap = max(0.0, worst - 0.3)
-            total -= gap * gap / (2 * DASH_SIGMA * DASH_SIGMA)
-        elif kind == "est":
-            gap = number - expected_tricks(dealt, trump)
-            total -= gap * gap / (2 * ESTIMATE_SIGMA * ESTIMATE_SIGMA)
-        else:
-            gap = number - expected_tricks(dealt, trump) - 0.3
-            total -= gap * gap / (2 * CALL_SIGMA * CALL_SIGMA)
-    return total / (scale * scale)
+def effective_size(weights: list[float]) -> float:
+    """Kish's effective sample size: how many equally weighted deals the weighted pool is worth."""
+    total = sum(weights)
+    squares = sum(w * w for w in weights)
+    return total * total / squares if squares else 0.0
 
 
-def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, scale: float = 1.0,
-                 oversample: int = OVERSAMPLE) -> list[list[int]]:
-    """``n`` deals (current hands of all four seats) consistent with the view, weighted by the evidence."""
-    facts = _evidence(info) if evidence else []
-    if not facts:
-        return [sample_hands(info, rng) for _ in range(n)]
-    pool = [sample_hands(info, rng) for _ in range(n * oversample)]
-    logs = [log_likelihood(info, h, facts, scale) for h in pool]
+def temper(logs: list[float], min_ess: float) -> tuple[list[float], float]:
+    """Weights ``exp(beta * log)`` with the largest ``beta`` in (0, 1] that keeps the effective sample
+    size at least ``min_ess``, and that ``beta``.
+
+    Sharp evidence can put nearly all the weight on a handful of deals, and a search on a few distinct
+    deals is noisier than one on many slightly less plausible ones: flattening the likelihood just enough
+    keeps the pool useful (beta = 1 whenever the evidence does not collapse it)."""
     top = max(logs)
-    weights = [math.exp(x - top) for x in logs]
+    centred = [x - top for x in logs]
+
+    def weights(beta: float) -> list[float]:
+        return [math.exp(beta * x) for x in centred]
+
+    full = weights(1.0)
+    if effective_size(full) >= min_ess:
+        return full, 1.0
+    low, high = 0.0, 1.0
+    for _ in range(TEMPER_STEPS):
+        mid = (low + high) / 2
+        if effective_size(weights(mid)) >= min_ess:
+            low = mid
+        else:
+            high = mid
+    return weights(low), low
+
+
+def systematic(pool: list[list[int]], weights: list[float], n: int, u: float) -> list[list[int]]:
+    """``n`` deals drawn from ``pool`` by systematic resampling with offset ``u`` in [0, 1).
+
+    With equal weights it keeps one deal of every ``len(pool) / n``: the same ``u`` and pool then give
+    the evidence-free and the evidence-weighted searches the same deals wherever the evidence is flat."""
     total = sum(weights)
     step = total / n
-    u = rng.random() * step
+    start = u * step
     out: list[list[int]] = []
     acc = 0.0
     i = 0
     for h, w in zip(pool, weights, strict=True):
         acc += w
-        while i < n and u + i * step < acc:
+        while i < n and start + i * step < acc:
             out.append(h)
             i += 1
     while len(out) < n:  # rounding at the very end
         out.append(pool[-1])
     return out
+
+
+def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, scale: float = 1.0,
+                 oversample: int = OVERSAMPLE, min_ess: float = MIN_ESS) -> list[list[int]]:
+    """``n`` deals (current hands of all four seats) consistent with the view, weighted by the evidence.
+
+    Whenever the deal has opponent declarations, ``n * oversample`` deals are drawn and ``n`` kept by
+    systematic resampling, on the evidence's weights (tempered to keep ``min_ess * n`` effective deals)
+    or, with ``evidence`` off, on equal weights. Both draw the same pool and offset from ``rng``: two
+    searches seeded alike (the strong bot and its evidence-free ablation) differ only where the evidence
+    moves the weights (common random numbers)."""
+    facts_ = facts(info)
+    if not facts_:
+        return [sample_hands(info, rng) for _ in range(n)]
+    pool = [sample_hands(info, rng) for _ in range(n * oversample)]
+    u = rng.random()
+    if not evidence:
+        return systematic(pool, [1.0] * len(pool), n, u)
+    played_by = info.played_by
+    logs = [log_likelihood(facts_, h, played_by, scale) for h in pool]
+    weights, _beta = temper(logs, min_ess * n)
+    return systematic(pool, weights, n, u)
 
 
 def consistent(info: Info, hands: list[int]) -> bool:

@@ -15,6 +15,16 @@ from .knowledge import Info, from_view
 from .search import Budget, Evaluation, best_of, candidates_for, evaluate
 
 
+def decision_seed(seed: int, info: Info) -> str:
+    """The seed of one decision: the bot's seed and the public position (round, deal, actions so far).
+
+    Keyed by position rather than drawn from a stream, two bots with the same seed (the strong bot and an
+    ablation of it, in the same seat of the same duplicate game) sample the same deals at the same
+    position even after their games have diverged, which is what makes their paired difference measure
+    the ablated part and not sampling noise. The same view always gets the same samples."""
+    return f"{seed}:{info.round}:{info.deal}:{len(info.actions)}"
+
+
 class StrongBot:
     """Search bot. ``budget`` counts work (deals per decision), so a seeded bot is deterministic."""
 
@@ -22,7 +32,7 @@ class StrongBot:
 
     def __init__(self, seed: int | None = None, budget: Budget | None = None,
                  name: str | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._seed = seed if seed is not None else random.getrandbits(64)
         self.budget = budget or Budget()
         if name is not None:
             self.name = name
@@ -38,8 +48,6 @@ class StrongBot:
         if len(candidates) == 1:
             self.last = []
             return candidates[0].text
-        # A fresh generator per decision, drawn from the bot's own: the same view at the same point of a
-        # seeded bot's life gets the same samples.
-        rng = random.Random(self._rng.getrandbits(64))
+        rng = random.Random(decision_seed(self._seed, info))
         self.last = evaluate(info, candidates, self.budget, rng)
         return best_of(self.last).action.text
