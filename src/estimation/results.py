@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .scoring import RoundFacts, SeatScore
 
@@ -12,9 +11,12 @@ if TYPE_CHECKING:
     from .rulesets.base import Ruleset
 
 
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """A scored round: the replay contract's fields plus the per-seat breakdown."""
+class RoundResult(NamedTuple):
+    """A scored round: the replay contract's fields plus the per-seat breakdown.
+
+    A named tuple (immutable, cheap to build) rather than a frozen dataclass, whose field-by-field
+    ``__init__`` was a visible share of every scored round, simulations included.
+    """
 
     round: int
     deals: int

@@ -6,17 +6,16 @@ of the score sheet, and ``subtotal * multiplier == score``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from operator import eq
 from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class RoundFacts:
+class RoundFacts(NamedTuple):
     """Everything scoring depends on; nothing about the cards themselves.
 
     ``estimates`` are by seat (a Dash Call or an egyptian Dash counts 0). ``order`` is the seats that
-    estimated by an action, in the order they did, so its last entry is the Risk bearer.
+    estimated by an action, in the order they did, so its last entry is the Risk bearer. Immutable;
+    a named tuple because one is built for every scored round, simulations included.
     """
 
     kind: str
@@ -24,9 +23,9 @@ class RoundFacts:
     tricks: tuple[int, ...]
     order: tuple[int, ...]
     caller: int | None = None
-    dash_calls: frozenset[int] = field(default_factory=frozenset)
+    dash_calls: frozenset[int] = frozenset()
     multiplier: int = 1
-    with_seats: frozenset[int] = field(default_factory=frozenset)
+    with_seats: frozenset[int] = frozenset()
 
     @property
     def total(self) -> int:
@@ -48,7 +47,7 @@ class RoundFacts:
         return tuple(map(eq, self.tricks, self.estimates))
 
     def with_multiplier(self, multiplier: int) -> RoundFacts:
-        # Positional on purpose: ``dataclasses.replace`` costs more than the rest of a round's scoring.
+        # Positional on purpose: ``_replace`` goes through the keyword machinery.
         return RoundFacts(self.kind, self.estimates, self.tricks, self.order, self.caller, self.dash_calls,
                           multiplier, self.with_seats)
 
@@ -119,10 +118,11 @@ def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     only_maker, only_misser = _census(made) if with_census else (None, None)
     last = facts.last_estimator
     estimates, tricks = facts.estimates, facts.tricks
+    line = SeatLine._make  # positional construction without the keyword machinery
     return [
-        SeatLine(seat, estimates[seat], tricks[seat], made[seat],
-                 10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
-                 1 if made[seat] else -1, abs(tricks[seat] - estimates[seat]))
+        line((seat, estimates[seat], tricks[seat], made[seat],
+              10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
+              1 if made[seat] else -1, abs(tricks[seat] - estimates[seat])))
         for seat in range(4)
     ]
 
