@@ -7,6 +7,7 @@ game exactly as it was. :meth:`Game.apply_unchecked` skips the check for simulat
 
 from __future__ import annotations
 
+from operator import add
 from typing import Any
 
 from .actions import SUIT_PLAYS, Action, Verb, play_actions, suit_play_actions
@@ -76,8 +77,9 @@ class Game:
         self.actions: list[Action] = []
         self.phase = _ESTIMATE
         self.turn: int | None = None
-        self.kind = self.spec.kind
-        self.trump: Trump = self.spec.trump if self.spec.trump is not None else _NT
+        spec = self.spec
+        self.kind = spec.kind
+        self.trump: Trump = spec.trump if spec.trump is not None else _NT
         # declarations (rulesets fill what they use)
         self.dash_seats: list[int] = []
         self.asked = 0
@@ -257,8 +259,7 @@ class Game:
         facts = self.ruleset.facts(self)
         result = build_result(self, facts)
         self.round_results.append(result)
-        for seat in range(4):
-            self.totals_list[seat] += result.scores[seat]
+        self.totals_list = list(map(add, self.totals_list, result.scores))
         if self.ruleset.saaydeh:
             self.multiplier = min(self.multiplier * 2, 4) if result.saaydeh else 1
         self.deal_log.append((self.round_no, self.dealer, self.dealt, self.actions))

@@ -116,9 +116,8 @@ class Ruleset:
 
     def zeros(self, game: Game) -> int:
         """Seats on zero so far: the offer's takers and every estimate of 0 made."""
-        return len(game.dash_seats) + sum(
-            1 for s in game.est_order[: game.est_pos] if game.estimates[s] == 0
-        )
+        estimates = game.estimates
+        return len(game.dash_seats) + [estimates[s] for s in game.est_order[: game.est_pos]].count(0)
 
     def estimate_bounds(self, game: Game) -> tuple[int, int, int]:
         """(lowest, highest, forbidden) for the estimate due now; forbidden is -1 when nothing is."""

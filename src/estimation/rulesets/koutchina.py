@@ -222,7 +222,7 @@ class Koutchina(Ruleset):
 
     # --- scoring ---------------------------------------------------------------------------------------
     def facts(self, game: Game) -> RoundFacts:
-        estimates = tuple(e or 0 for e in game.estimates)
+        estimates = tuple([e or 0 for e in game.estimates])
         caller = game.caller
         assert caller is not None
         withs = frozenset(
