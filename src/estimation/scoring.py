@@ -78,7 +78,9 @@ class SeatScore(NamedTuple):
 
     @property
     def score(self) -> int:
-        return self.subtotal * self.multiplier
+        # The sum written out again: read for every seat of every scored round, one property call less.
+        return (self.base + self.caller_with + self.only + self.risk + self.dash_call + self.dash) \
+            * self.multiplier
 
     def to_dict(self) -> dict[str, Any]:
         # Written out rather than dataclasses.asdict, which deep-copies and dominated view building.
@@ -94,22 +96,12 @@ def risk_distance(total: int) -> int:
     return abs(total - 13)
 
 
-class SeatLine(NamedTuple):
-    """What every ruleset's scorer starts from for one seat: the result and the only-winner/loser ten.
-
-    ``sign`` (+1 made, -1 missed: every bonus line is paid or charged with it) and ``diff`` (how far
-    the tricks were from the estimate) are fields, not properties: each scorer reads them for every seat
-    of every scored round, simulations included.
-    """
-
-    seat: int
-    estimate: int
-    tricks: int
-    made: bool
-    only: int
-    last: bool
-    sign: int
-    diff: int
+#: What every ruleset's scorer starts from for one seat, as a plain tuple that scorers unpack in their
+#: ``for`` statement (built and read for every seat of every scored round, simulations included):
+#: ``(seat, estimate, tricks, made, only, last, sign, diff)`` where ``only`` is the only-winner/loser
+#: ten (+10, -10 or 0), ``last`` whether the seat bears the Risk, ``sign`` +1 made / -1 missed (every
+#: bonus line is paid or charged with it) and ``diff`` how far the tricks were from the estimate.
+SeatLine = tuple[int, int, int, bool, int, bool, int, int]
 
 
 def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
@@ -118,11 +110,10 @@ def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     only_maker, only_misser = _census(made) if with_census else (None, None)
     last = facts.last_estimator
     estimates, tricks = facts.estimates, facts.tricks
-    line = SeatLine._make  # positional construction without the keyword machinery
     return [
-        line((seat, estimates[seat], tricks[seat], made[seat],
-              10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
-              1 if made[seat] else -1, abs(tricks[seat] - estimates[seat])))
+        (seat, estimates[seat], tricks[seat], made[seat],
+         10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
+         1 if made[seat] else -1, abs(tricks[seat] - estimates[seat]))
         for seat in range(4)
     ]
 

@@ -28,10 +28,9 @@ class Classic(Koutchina):
         level = self.risk_level(facts)
         under = facts.total < 13
         out = []
-        for line in seat_lines(facts):
-            seat, est, tricks, made, sign = line.seat, line.estimate, line.tricks, line.made, line.sign
+        for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts):
             if seat in facts.dash_calls:
-                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=line.only,
+                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
                                      dash_call=33 if made else -23, multiplier=facts.multiplier))
                 continue
             role = caller_role(facts, seat)
@@ -44,10 +43,10 @@ class Classic(Koutchina):
                 caller_with = 0
             out.append(SeatScore(
                 seat, role, est, tricks, made,
-                base=est + 10 if made else -line.diff,
+                base=est + 10 if made else -diff,
                 caller_with=caller_with,
-                only=line.only,
-                risk=sign * 10 * level if line.last else 0,
+                only=only,
+                risk=sign * 10 * level if last else 0,
                 dash=sign * 10 if role == "dash" and under else 0,
                 multiplier=facts.multiplier,
             ))

@@ -228,8 +228,7 @@ class Egyptian(Ruleset):
         risk = self.risk_level(facts)
         under = facts.total < 13
         out = []
-        for line in seat_lines(facts, with_census=not nobid):
-            seat, est, tricks, made, sign = line.seat, line.estimate, line.tricks, line.made, line.sign
+        for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts, with_census=not nobid):
             if seat in facts.dash_calls and not nobid:
                 # A Dash counts in the census but takes none of the tens itself.
                 value = (23 if under else 13) if made else -tricks - (10 if under else 0)
@@ -244,10 +243,10 @@ class Egyptian(Ruleset):
                 role, tens = "regular", 0
             out.append(SeatScore(
                 seat, role, est, tricks, made,
-                base=13 + est if made else -line.diff,
+                base=13 + est if made else -diff,
                 caller_with=tens,
-                only=line.only,
-                risk=sign * 10 * risk if line.last else 0,
+                only=only,
+                risk=sign * 10 * risk if last else 0,
             ))
         return tuple(out)
 

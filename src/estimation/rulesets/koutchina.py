@@ -249,20 +249,19 @@ class Koutchina(Ruleset):
         level = self.risk_level(facts)
         multiplier = facts.multiplier
         out = []
-        for line in seat_lines(facts):
-            seat, est, tricks, made, sign = line.seat, line.estimate, line.tricks, line.made, line.sign
+        for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts):
             if seat in facts.dash_calls:
-                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=line.only,
+                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
                                      dash_call=sign * (25 if facts.over else 33),
                                      multiplier=multiplier))
                 continue
             role = caller_role(facts, seat)
             out.append(SeatScore(
                 seat, role, est, tricks, made,
-                base=10 + tricks if made else -line.diff,
+                base=10 + tricks if made else -diff,
                 caller_with=sign * 10 if role == "caller" or role == "with" else 0,
-                only=line.only,
-                risk=sign * 10 * level if line.last else 0,
+                only=only,
+                risk=sign * 10 * level if last else 0,
                 multiplier=multiplier,
             ))
         return tuple(out)
