@@ -12,6 +12,7 @@ import estimation
 from estimation.cli import app
 from estimation.hint import hint
 from estimation.tournament import Config, run
+from estimation.tournament.combine import compare
 
 
 def test_tournament_smoke_run_writes_records_and_a_plot(tmp_path: Path) -> None:
@@ -31,6 +32,11 @@ def test_tournament_smoke_run_writes_records_and_a_plot(tmp_path: Path) -> None:
     assert report.levels[0].diff.n == 10  # one paired difference per round of deals
     assert report.pairs[0][2].n == 10
     assert report.levels[0].decisions > 0 and report.levels[0].p95 >= report.levels[0].p50
+    # Pairing two levels from the records (as across two runs with one seed) is the harness's own pair.
+    records_dir = tmp_path / "records"
+    again = compare(records_dir, "strong@2", records_dir, "heuristic")
+    pair = report.pairs[0][2]
+    assert (again.n, again.mean, again.low) == (pair.n, pytest.approx(pair.mean), pytest.approx(pair.low))
 
 
 def test_same_seeds_same_tournament(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ class Budget:
     exact_tricks: int = 3
     max_seconds: float = 0.8
     evidence: bool = True
+    play_evidence: bool = True  # weigh the declarations in the play phase too
     evidence_scale: float = 1.0  # multiplies the sampler's sigmas (smaller: trust declarations more)
     oversample: int = 3  # deals drawn per deal kept when weighing the evidence
     rollout: str = "policy"  # or "random" (ablation)
@@ -182,8 +183,10 @@ def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: rand
     """Evaluate ``candidates`` (legal actions of ``info.seat``) on sampled deals."""
     start = time.perf_counter()
     if deals is None:
-        n = budget.play_samples if info.phase == str(Phase.PLAY) else budget.samples
-        deals = sample_deals(info, n, rng, budget.evidence, budget.evidence_scale, budget.oversample)
+        play = info.phase == str(Phase.PLAY)
+        n = budget.play_samples if play else budget.samples
+        weigh = budget.evidence and (budget.play_evidence or not play)
+        deals = sample_deals(info, n, rng, weigh, budget.evidence_scale, budget.oversample)
     evals = [Evaluation(a) for a in candidates]
     if info.phase == str(Phase.PLAY):
         _evaluate_play(info, evals, deals, budget, rng, start)
