@@ -213,15 +213,17 @@ _PLAY: Final = [[Action(s, Verb.PLAY, card=Card(c)) for c in range(52)] for s in
 _BARE: Final = [{v: Action(s, v) for v in BARE_VERBS} for s in range(4)]
 
 
-#: Per (seat, suit): the play-action tuple for each 13-bit rank mask seen so far (at most 8192 each).
-#: The engine looks these up inline on its hot path; an empty suit is pre-filled so that four lookups
-#: (a lead) never miss on it.
-SUIT_PLAYS: Final[list[dict[int, tuple[Action, ...]]]] = [{0: ()} for _ in range(16)]
+#: Per seat, per suit: the play-action tuple of each 13-bit rank mask seen so far (8192 at most each).
+#: The engine looks the follow-suit tuple up inline on its hot path; an empty suit is pre-filled so that
+#: a lead's four lookups never miss on it.
+_SuitCache = dict[int, tuple["Action", ...]]
+SUIT_PLAYS: Final[tuple[tuple[_SuitCache, ...], ...]] = tuple(
+    tuple(_SuitCache({0: ()}) for _ in range(4)) for _ in range(4))
 
 
 def suit_play_actions(seat: int, suit: int, bits: int) -> tuple[Action, ...]:
     """The play actions of ``seat`` for the ranks ``bits`` (a 13-bit mask) of one suit, low card first."""
-    cache = SUIT_PLAYS[seat * 4 + suit]
+    cache = SUIT_PLAYS[seat][suit]
     found = cache.get(bits)
     if found is None:
         plays = _PLAY[seat]
@@ -232,10 +234,10 @@ def suit_play_actions(seat: int, suit: int, bits: int) -> tuple[Action, ...]:
 
 def play_actions(seat: int, mask: int) -> tuple[Action, ...]:
     """The play actions of ``seat`` for every card in ``mask``, low card first (cached per suit)."""
-    base = seat * 4
+    clubs, diamonds, hearts, spades = SUIT_PLAYS[seat]
     try:
-        return (SUIT_PLAYS[base][mask & 0x1FFF] + SUIT_PLAYS[base + 1][(mask >> 13) & 0x1FFF]
-                + SUIT_PLAYS[base + 2][(mask >> 26) & 0x1FFF] + SUIT_PLAYS[base + 3][mask >> 39])
-    except KeyError:
+        return (clubs[mask & 0x1FFF] + diamonds[(mask >> 13) & 0x1FFF] + hearts[(mask >> 26) & 0x1FFF]
+                + spades[mask >> 39])
+    except KeyError:  # a holding not seen yet in some suit
         return (suit_play_actions(seat, 0, mask & 0x1FFF) + suit_play_actions(seat, 1, (mask >> 13) & 0x1FFF)
                 + suit_play_actions(seat, 2, (mask >> 26) & 0x1FFF) + suit_play_actions(seat, 3, mask >> 39))

@@ -26,6 +26,8 @@ _PLAY = Phase.PLAY
 _OVER = Phase.OVER
 _PLAY_VERB = Verb.PLAY
 _NT = Trump.NT
+#: ``1 << card`` as existing objects: a 52-bit int is two digits, and a shift allocates one every card.
+_CARD_BITS = tuple(1 << card for card in range(52))
 
 
 class Game:
@@ -158,7 +160,7 @@ class Game:
                 bits = (hand >> (suit * 13)) & 0x1FFF
                 if bits:
                     # Inline cache hit first: a call saved on most of a round's 52 cards.
-                    legal = SUIT_PLAYS[seat * 4 + suit].get(bits) or suit_play_actions(seat, suit, bits)
+                    legal = SUIT_PLAYS[seat][suit].get(bits) or suit_play_actions(seat, suit, bits)
                 else:
                     legal = play_actions(seat, hand)
             else:
@@ -195,7 +197,7 @@ class Game:
             return
         seat = action.seat
         card: int = action.card  # type: ignore[assignment]
-        self.hands[seat] ^= 1 << card
+        self.hands[seat] ^= _CARD_BITS[card]
         trick = self.trick
         if trick:
             led = trick[0] // 13

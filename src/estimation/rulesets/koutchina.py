@@ -17,29 +17,28 @@ from .base import Phase, RoundSpec, Ruleset
 if TYPE_CHECKING:
     from ..game import Game
 
-#: Every call 4C..13NT in ascending order; a call's rank is ``number * 5 + trump``.
+#: Every call 4C..13NT in ascending order (by number, then trump C < D < H < S < NT).
 ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
 FAILED_AUCTIONS_BEFORE_FIXED: Final = 3
-
-
-def contract_rank(number: int, trump: Trump) -> int:
-    return number * 5 + int(trump)
 
 
 #: Per seat, every call action in ascending order: legal calls are a slice past the standing call.
 CALL_ACTIONS: Final = tuple(
     tuple(Action.contract(seat, Verb.CALL, n, t) for n, t in ALL_CONTRACTS) for seat in range(4)
 )
-LOWEST_RANK: Final = contract_rank(4, Trump.C)
 EST_ACTIONS: Final = tuple(tuple(Action.est(seat, n) for n in range(14)) for seat in range(4))
 SUPER_ACTIONS: Final = tuple(
     tuple(tuple(Action.est(seat, n, t) for t in FIXED_TRUMPS) for n in range(14)) for seat in range(4)
 )
-#: Per seat and per rank index past the standing call: the whole legal auction tuple, ``pass`` first.
+#: Per seat and per index of the lowest call still allowed: the whole legal auction tuple, ``pass``
+#: first (the last entry, past 13NT, is a pass alone).
 AUCTION_ACTIONS: Final = tuple(
-    tuple((Action.bare(seat, Verb.PASS), *CALL_ACTIONS[seat][start:]) for start in range(len(ALL_CONTRACTS)))
+    tuple((Action.bare(seat, Verb.PASS), *CALL_ACTIONS[seat][start:])
+          for start in range(len(ALL_CONTRACTS) + 1))
     for seat in range(4)
 )
+#: For a standing call (number, trump): the index of the lowest call that beats it.
+_NEXT_CALL: Final = {contract: i + 1 for i, contract in enumerate(ALL_CONTRACTS)}
 
 
 # Bound once: Python 3.11 looks enum members up through a slow attribute hook (see estimation.game).
@@ -114,10 +113,7 @@ class Koutchina(Ruleset):
             return self.offer_actions(seat)
         if phase is _AUCTION:
             standing = game.standing
-            start = contract_rank(standing[0], standing[1]) + 1 - LOWEST_RANK if standing else 0
-            if start == len(ALL_CONTRACTS):  # 13NT stands: only a pass is left
-                return AUCTION_ACTIONS[seat][0][:1]
-            return AUCTION_ACTIONS[seat][start]
+            return AUCTION_ACTIONS[seat][_NEXT_CALL[standing[0], standing[1]] if standing else 0]
         return self._legal_estimates(game, seat)
 
     def _legal_estimates(self, game: Game, seat: int) -> tuple[Action, ...]:
