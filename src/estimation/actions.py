@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from .cards import Card, Trump, card_from_text
+from .cards import RANKS_OF, Card, Trump, card_from_text
 from .errors import InvalidActionError
 
 
@@ -227,8 +227,8 @@ def suit_play_actions(seat: int, suit: int, bits: int) -> tuple[Action, ...]:
     found = cache.get(bits)
     if found is None:
         plays = _PLAY[seat]
-        found = tuple(plays[suit * 13 + r] for r in range(13) if bits >> r & 1)
-        cache[bits] = found
+        base = suit * 13
+        found = cache[bits] = tuple([plays[base + r] for r in RANKS_OF[bits]])
     return found
 
 

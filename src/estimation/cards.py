@@ -155,3 +155,8 @@ def parse_hand(text: str) -> list[Card]:
 
 def suit_count(mask: int, suit: Trump) -> int:
     return ((mask >> (int(suit) * RANKS_PER_SUIT)) & SUIT_MASK).bit_count()
+
+
+#: ``RANKS_OF[m]``: the ranks set in a 13-bit suit mask, low to high (the engine's legal-play tuples and
+#: the fast path's rollouts both read a suit's holding through it).
+RANKS_OF: Final = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))

@@ -11,13 +11,11 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from .cards import SUIT_MASK
+from .cards import RANKS_OF, SUIT_MASK
 
 if TYPE_CHECKING:
     from .game import Game
 
-#: ``RANKS_OF[m]``: the ranks set in a 13-bit suit mask, low to high.
-RANKS_OF: Final = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 NO_TRUMP: Final = 4
 
 
