@@ -18,6 +18,11 @@ humans do; a table that ends is replaced by a new one. After --warmup seconds it
 --fast T: T tables whose clients act the moment it is their turn (no pacing; the server's per-connection
 rate limit is raised for this run), reporting committed actions per second.
 
+The clients do not offer permessage-deflate unless --deflate (browsers always offer it, and `estimation
+serve` accepts it): on loopback compression is pure CPU on both sides, and the server's share of it is
+measured separately with --deflate. --spy DIR samples the server with py-spy during each measured window.
+The generator also reports how late its own event loop wakes (its lag is inside every latency it measures).
+
 Loopback only; every run is bounded by --seconds (plus set-up), and the server is stopped at the end.
 """
 
@@ -45,6 +50,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from estimation.server.pgcluster import ThrowawayCluster, create_database
+from estimation.server.wire import loads  # orjson when installed: the generator parses every update
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,6 +143,8 @@ class Stats:
     games: int = 0
     #: Tables whose four clients are connected (each slot counts its first table once).
     ready: int = 0
+    #: How late this generator's own event loop wakes a 10 ms sleep (its lag is part of every latency).
+    lag: list[float] = field(default_factory=list)
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -167,7 +175,7 @@ class Client:
         try:
             async for raw in self.ws:
                 now = time.perf_counter()
-                msg = json.loads(raw)
+                msg = loads(raw)
                 kind = msg["type"]
                 if kind == "error":
                     self.stats.error(msg.get("code", "?"))
@@ -248,7 +256,8 @@ async def play_tables(server: Server, slot: int, tokens: list[str], args: argpar
         try:
             for seat, token in enumerate(tokens):
                 ws = await websockets.connect(f"{ws_base}/ws/tables/{tid}", open_timeout=60,
-                                              max_size=2**22, ping_interval=None)
+                                              max_size=2**22, ping_interval=None,
+                                              compression="deflate" if args.deflate else None)
                 sockets.append(ws)
                 await ws.send(json.dumps({"type": "hello", "token": token}))
                 welcome = json.loads(await ws.recv())
@@ -270,6 +279,14 @@ async def play_tables(server: Server, slot: int, tokens: list[str], args: argpar
             for ws in sockets:
                 with contextlib.suppress(Exception):
                     await ws.close()
+
+
+async def watch_lag(stats: Stats, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        await asyncio.sleep(0.01)
+        if stats.measuring:
+            stats.lag.append(time.perf_counter() - t0 - 0.01)
 
 
 def cpu(procs: list[psutil.Process]) -> float:
@@ -320,6 +337,18 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         load_before = os.getloadavg()
         h0 = (await http.get("/api/health")).json()
         c0 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
+        spy = None
+        if args.spy and server.proc is not None:
+            # A sampling profile of the measured window only (not the set-up), in collapsed-stack form.
+            os.makedirs(args.spy, exist_ok=True)
+            mode = "fast" if period == 0 else "human"
+            out = os.path.join(args.spy, f"server-{args.db_name}-{mode}-{n}.txt")
+            exe = Path(sys.executable).with_name("py-spy")
+            spy = subprocess.Popen([str(exe) if exe.exists() else "py-spy", "record", "--pid",
+                                    str(server.proc.pid), "--duration", str(int(args.seconds)),
+                                    "--format", "raw", "--nonblocking", "--rate", "200", "--output", out],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lag_task = asyncio.create_task(watch_lag(stats, stop))
         w0 = time.perf_counter()
         stats.measuring = True
         await asyncio.sleep(args.seconds)
@@ -329,10 +358,13 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         load_after = os.getloadavg()
         h1 = (await http.get("/api/health")).json()
         await asyncio.sleep(1.0)  # let the last measured updates arrive
+        if spy is not None:
+            await asyncio.to_thread(spy.wait)
         stop.set()
         await asyncio.wait(slots, timeout=30)
         for s in slots:
             s.cancel()
+        lag_task.cancel()
     everyone = stats.actor + stats.others
     return {
         "tables": n, "period": period, "seconds": round(wall, 1), "setup_seconds": round(setup, 1),
@@ -342,6 +374,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "others_p50_ms": pct(stats.others, 0.5), "others_p99_ms": pct(stats.others, 0.99),
         "all_p99_ms": pct(everyone, 0.99), "max_ms": pct(everyone, 1.0),
         "samples": len(everyone),
+        "generator_lag_p50_ms": pct(stats.lag, 0.5), "generator_lag_p99_ms": pct(stats.lag, 0.99),
         "server_cpu_pct": round(100 * (c1[0] - c0[0]) / wall, 1),
         "db_cpu_pct": round(100 * (c1[1] - c0[1]) / wall, 1) if pg is not None else None,
         "generator_cpu_pct": round(100 * (c1[2] - c0[2]) / wall, 1),
@@ -350,6 +383,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "journal_rows_per_batch": round((h1.get("journal_rows", 0) - h0.get("journal_rows", 0))
                                         / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
                                         1),
+        "journal_fallbacks": h1.get("journal_fallbacks", 0) - h0.get("journal_fallbacks", 0),
         "journal_ms_per_batch": round(1000 * (h1.get("journal_write_seconds", 0)
                                               - h0.get("journal_write_seconds", 0))
                                       / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
@@ -367,8 +401,10 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"actor p50 {ms(r['actor_p50_ms'])} p99 {ms(r['actor_p99_ms'])}  "
           f"others p50 {ms(r['others_p50_ms'])} p99 {ms(r['others_p99_ms'])}  max {ms(r['max_ms'])} ms  "
           f"cpu: server {r['server_cpu_pct']}%{db_cpu} generator {r['generator_cpu_pct']}%  "
+          f"generator lag p50 {ms(r['generator_lag_p50_ms'])} p99 {ms(r['generator_lag_p99_ms'])}  "
           f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
-          f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']}",
+          f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']} "
+          f"fallbacks {r['journal_fallbacks']}",
           flush=True)
 
 
@@ -434,7 +470,12 @@ def main() -> None:
     parser.add_argument("--length", default="micro")
     parser.add_argument("--pg-fast", action="store_true",
                         help="PostgreSQL with fsync and synchronous_commit off")
+    parser.add_argument("--deflate", action="store_true",
+                        help="clients offer permessage-deflate (as browsers do); by default they do not")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--spy", metavar="DIR",
+                        help="sample the server with py-spy during each measured window (collapsed stacks "
+                             "in DIR; needs py-spy on PATH)")
     parser.add_argument("--profile", metavar="DIR",
                         help="run the server under cProfile, one .prof per run here")
     args = parser.parse_args()
@@ -448,6 +489,7 @@ def main() -> None:
           flush=True)
     results = []
     for db in args.db.split(","):
+        args.db_name = db
         results.extend(bench_database(db, args))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from typing import Any
 
 from starlette.websockets import WebSocket
+
+from .wire import dumps
 
 
 class RateLimiter:
@@ -48,11 +49,16 @@ class Connection:
         self._writer = asyncio.create_task(self._write())
 
     def send(self, message: dict[str, Any]) -> None:
-        """Queue a frame; never blocks. Drops the connection if it cannot keep up."""
+        """Queue a message; never blocks. Drops the connection if it cannot keep up."""
+        if not self.closed:
+            self.send_text(dumps(message))
+
+    def send_text(self, frame: str) -> None:
+        """Queue a frame that is already JSON text (an update encoded once for many connections)."""
         if self.closed:
             return
         try:
-            self._queue.put_nowait(json.dumps(message, separators=(",", ":")))
+            self._queue.put_nowait(frame)
         except asyncio.QueueFull:
             self.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import gc
 import logging
 import secrets
 from typing import Any
@@ -26,6 +27,27 @@ from .models import Seat, Table, utcnow
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
 
 log = logging.getLogger("estimation.server")
+
+
+#: Objects allocated between young-generation collections (CPython's default is 700).
+GC_YOUNG_THRESHOLD = 20_000
+
+
+def quiet_gc() -> None:
+    """Keep the cyclic garbage collector from stalling the event loop.
+
+    Every action allocates thousands of short-lived objects (a game clone for the rollback point, four views),
+    so with CPython's defaults the collector ran a young collection every few actions and, now and then, a
+    full one over the whole heap (the imported libraries, every table, every connection): measured at 200
+    tables, young collections up to 31 ms and full ones of 171 and 571 ms, during which no table moved.
+    Freezing what exists once the server is up moves the libraries and the resumed tables out of the
+    collector's sight for good (they live as long as the process), and a higher young threshold makes the
+    collections that remain rarer (each is still a few milliseconds at most).
+    """
+    gc.collect()
+    gc.freeze()
+    _young, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
 class Hub:
@@ -50,6 +72,7 @@ class Hub:
                 async with runtime.lock:
                     runtime._schedule()
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        quiet_gc()
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:

@@ -7,12 +7,13 @@ then is the action acked and each connection sent its own ``Game.view``. If the 
 state is put back as it was, so memory never runs ahead of the database: a process killed at any moment
 restarts at the last commit.
 
-Two kinds of commit: a *plain action* (one action, nothing else changes, the deal goes on) is one
+Two kinds of commit: a *plain action* (one action, no seat or coin changes, the game goes on) is one
 ``events`` row with the action's text plus the table's version, written through the hub's
-:class:`~.journal.Journal` (group commit with other tables). Every other change (a join, the start, a
-leaver, an away seat, the action that ends a deal or the game, with its payout and history rows) is a
-transaction of its own that also writes the record with the seed: a snapshot. A restart loads the last
-snapshot and replays the actions journalled after it.
+:class:`~.journal.Journal` (group commit with other tables); when the action completes a deal the same
+journal row also carries the record with the seed (a snapshot). Every other change (a join, the start, a
+leaver, an away seat, the action that ends the game, with its payout and history rows) is a transaction of
+its own that also writes the snapshot. A restart loads the last snapshot and replays the actions
+journalled after it.
 
 Versions: every commit is one version, carrying a list of public events (never a hand). The last
 ``event_buffer`` versions stay in memory for reconnecting clients; older gaps get a full snapshot.
@@ -45,6 +46,7 @@ from ..stakes import split_pot
 from . import history, wallets
 from .journal import JournalRow
 from .models import Event, Seat, Table, utcnow
+from .wire import dumps, update_frames
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -150,16 +152,18 @@ class TableRuntime:
                 "table": self.public(), "view": self.view_for(seat)}
 
     def _broadcast(self, events: list[dict[str, Any]]) -> None:
-        table = self.public()
-        views: dict[int | None, dict[str, Any] | None] = {}
+        """Send every connection the ``update``: the shared part encoded once, each seat's view (from
+        ``view_for``, the redaction point) computed and encoded once per seat."""
+        head, tail = update_frames(self.version, events, self.public())
+        frames: dict[int | None, str] = {}
         for conn in list(self.conns):
             if conn.closed:
                 self.conns.discard(conn)
                 continue
-            if conn.seat not in views:
-                views[conn.seat] = self.view_for(conn.seat)
-            conn.send({"type": "update", "version": self.version, "events": events, "table": table,
-                       "view": views[conn.seat]})
+            frame = frames.get(conn.seat)
+            if frame is None:
+                frame = frames[conn.seat] = head + dumps(self.view_for(conn.seat)) + tail
+            conn.send_text(frame)
 
     # --- persistence ------------------------------------------------------------------------------
     def _save_point(self) -> tuple[Any, ...]:
@@ -175,16 +179,23 @@ class TableRuntime:
                       extra: Callable[[AsyncSession], Awaitable[None]] | None = None) -> int:
         """Write the new version and its events; the new version once it is durable.
 
-        ``plain``: only the event row and the version (the journal's group commit). Otherwise one
-        transaction of this table's own with the record snapshot, the seats if they changed and ``extra``.
+        ``plain``: the event row and the version, plus the record snapshot when the action completed a
+        deal (the journal's group commit). Otherwise one transaction of this table's own with the record
+        snapshot, the seats if they changed and ``extra``.
         """
         version = self.version + 1
-        data = json.dumps(events, separators=(",", ":"))
+        data = dumps(events)
+        game = self.game
         if plain:
-            await self.hub.journal.append(JournalRow(self.id, version, seat, action_id, action, data))
+            # The action that completes a deal also writes the record snapshot, in the same group commit.
+            deals = None if game is None else len(game.deal_log)
+            record = (dumps(game.record(include_seed=True))
+                      if game is not None and deals != self.snapshot_deals else None)
+            await self.hub.journal.append(JournalRow(self.id, version, seat, action_id, action, data, record))
+            if record is not None and deals is not None:
+                self.snapshot_deals = deals
             self._committed(version, events, seat, action_id)
             return version
-        game = self.game
         record = None if game is None else json.dumps(game.record(include_seed=True), separators=(",", ":"))
         pot = None
         async with self.hub.journal.writing(), self.hub.session() as db, db.begin():
@@ -248,7 +259,7 @@ class TableRuntime:
                 extra = self._with_finish(extra, events)
             action = next((str(e["action"]) for e in events if e.get("kind") == "action"), None)
             plain = (action is not None and extra is None and not seats_changed and not finishing
-                     and game is not None and len(game.deal_log) == self.snapshot_deals)
+                     and game is not None)
             # The write goes on even if this task is cancelled meanwhile (a client gone, a shutdown): memory
             # must end up where the database is, so wait for the outcome before giving up.
             write = asyncio.ensure_future(self._commit(

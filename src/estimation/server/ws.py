@@ -8,7 +8,6 @@ table runtime, which does the game checks under its lock. See docs/protocol.md f
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -16,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .auth import account_for_token
 from .connection import Connection
 from .tables import TableError, TableRuntime
+from .wire import loads
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -107,7 +107,7 @@ class Session:
         if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
             return ParseError(error("too_large", f"messages are at most {limit} bytes"))
         try:
-            msg = json.loads(text)
+            msg = loads(text)
         except (ValueError, RecursionError):
             return ParseError(error("bad_json", "not valid JSON"))
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
