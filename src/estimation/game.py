@@ -7,11 +7,12 @@ game exactly as it was. :meth:`Game.apply_unchecked` skips the check for simulat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import add
 from typing import Any
 
 from .actions import SUIT_PLAYS, Action, Verb, play_actions, suit_play_actions
-from .cards import Card, Trump, cards_of, hand_text
+from .cards import FULL_DECK, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
 from .fast import trick_winner_index
@@ -41,6 +42,36 @@ class Game:
         players: list[str] | tuple[str, ...] | None = None,
         first_dealer_seat: int | None = None,
     ) -> None:
+        self._begin_match(ruleset, length, seed, players, first_dealer_seat)
+        self._start_deal()
+
+    @classmethod
+    def at_deal(cls, ruleset: Ruleset, length: str | None, *, round_no: int, deal_no: int, dealer: int,
+                hands: Sequence[int], multiplier: int = 1) -> Game:
+        """A game standing at the first action of one deal, on the given hands (13 cards each).
+
+        For positions rebuilt from what a seat can see: a bot's sampled worlds, a tool that starts
+        mid-match. The round (1-based), the redeals before this deal (``deal_no``, 0-based), the dealer
+        and the multiplier are the position's; totals start at zero and nothing is dealt from a seed.
+        """
+        game = cls.__new__(cls)
+        game._begin_match(ruleset, length, 0, None, (dealer - round_no + 1) % 4)
+        if not 1 <= round_no <= len(game.schedule):
+            raise ValueError(f"round {round_no} is not in {ruleset.name} {game.length} "
+                             f"(1-{len(game.schedule)})")
+        if deal_no < 0:
+            raise ValueError(f"deal_no counts redeals from 0, not {deal_no}")
+        if (len(hands) != 4 or any(h.bit_count() != 13 for h in hands)
+                or hands[0] | hands[1] | hands[2] | hands[3] != FULL_DECK):
+            raise ValueError("hands must be four 13-card masks that together hold the 52 cards")
+        game.round_no = round_no
+        game.deal_no = deal_no
+        game.multiplier = multiplier
+        game._start_deal(tuple(hands))
+        return game
+
+    def _begin_match(self, ruleset: Ruleset, length: str | None, seed: int | str | None,
+                     players: list[str] | tuple[str, ...] | None, first_dealer_seat: int | None) -> None:
         self.ruleset = ruleset
         self.length = length or ruleset.default_length
         if self.length not in ruleset.lengths:
@@ -62,7 +93,6 @@ class Game:
         self.round_no = 1
         self.deal_no = 0
         self._legal: tuple[Action, ...] | None = None
-        self._start_deal()
 
     # --- deal lifecycle ---------------------------------------------------------------------------
     @property
@@ -73,8 +103,10 @@ class Game:
     def dealer(self) -> int:
         return (self.first_dealer + self.round_no - 1) % 4
 
-    def _start_deal(self) -> None:
-        self.dealt: tuple[int, ...] = deal_hands(self.seed, self.round_no, self.deal_no)
+    def _start_deal(self, hands: tuple[int, ...] | None = None) -> None:
+        """Deal (the seeded cards, or ``hands``) and open the deal's first phase."""
+        self.dealt: tuple[int, ...] = (
+            deal_hands(self.seed, self.round_no, self.deal_no) if hands is None else hands)
         self.hands = list(self.dealt)
         self.actions: list[Action] = []
         self.phase = _ESTIMATE
