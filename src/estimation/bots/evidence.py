@@ -31,10 +31,10 @@ from .heuristic import CALL_SLACK, LEAD_BONUS, sure_tricks, wants_dash
 from .knowledge import Info
 
 #: Spread (in tricks) of each kind of gap; smaller trusts the declarations more.
-EST_SIGMA: Final = 0.5
-CALL_SIGMA: Final = 0.6
-PASS_SIGMA: Final = 0.6
-DASH_SIGMA: Final = 0.5
+EST_SIGMA: Final = 0.35
+CALL_SIGMA: Final = 0.42
+PASS_SIGMA: Final = 0.42
+DASH_SIGMA: Final = 0.35
 #: Log-likelihood cost of a `nodash` from a hand the heuristic would have Dash Called with.
 NODASH_COST: Final = 2.0
 #: A call is affordable when its number is at most the hand's value plus this (the heuristic's rule).
@@ -193,6 +193,26 @@ def fact_log_likelihood(fact: Fact, dealt: int, values: list[float] | None = Non
 
 #: Facts that need the hand's value under every trump (the auction's), computed once per seat and deal.
 _AUCTION_KINDS: Final = frozenset({"call", "pass", "with", "dash"})
+
+
+def seat_log_likelihood(seat_facts: tuple[Fact, ...], dealt: int) -> float:
+    """The log-likelihood of one seat's declarations (all of ``seat_facts`` are that seat's) with the
+    hand it was dealt; unscaled."""
+    total = 0.0
+    values: list[float] | None = None
+    for f in seat_facts:
+        if values is None and f.kind in _AUCTION_KINDS:
+            values = expected_tricks_all(dealt)
+        total += fact_log_likelihood(f, dealt, values)
+    return total
+
+
+def by_seat(facts_: tuple[Fact, ...]) -> dict[int, tuple[Fact, ...]]:
+    """The facts of each seat that declared something."""
+    out: dict[int, list[Fact]] = {}
+    for f in facts_:
+        out.setdefault(f.seat, []).append(f)
+    return {s: tuple(fs) for s, fs in out.items()}
 
 
 def log_likelihood(facts_: tuple[Fact, ...], hands: list[int], played_by: tuple[int, ...],

@@ -18,13 +18,16 @@ import math
 import random
 
 from ..cards import SUIT_BITS
-from .evidence import facts, log_likelihood
+from .evidence import by_seat, facts, log_likelihood
 from .knowledge import Info
+from .moves import rejuvenate
 
 OVERSAMPLE = 3
 #: The evidence's weights are flattened if needed to keep at least this share of the deals kept effective.
 MIN_ESS = 0.25
 TEMPER_STEPS = 8
+#: Swap proposals per kept deal after resampling (see :mod:`.moves`).
+MOVES = 8
 MAX_TRIES = 500
 
 
@@ -153,7 +156,8 @@ def systematic(pool: list[list[int]], weights: list[float], n: int, u: float) ->
 
 
 def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, scale: float = 1.0,
-                 oversample: int = OVERSAMPLE, min_ess: float = MIN_ESS) -> list[list[int]]:
+                 oversample: int = OVERSAMPLE, min_ess: float = MIN_ESS,
+                 moves: int = MOVES) -> list[list[int]]:
     """``n`` deals (current hands of all four seats) consistent with the view, weighted by the evidence.
 
     Whenever the deal has opponent declarations, ``n * oversample`` deals are drawn and ``n`` kept by
@@ -171,7 +175,8 @@ def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, 
     played_by = info.played_by
     logs = [log_likelihood(facts_, h, played_by, scale) for h in pool]
     weights, _beta = temper(logs, min_ess * n)
-    return systematic(pool, weights, n, u)
+    kept = systematic(pool, weights, n, u)
+    return rejuvenate(info, kept, by_seat(facts_), moves, rng, scale)
 
 
 def consistent(info: Info, hands: list[int]) -> bool:
