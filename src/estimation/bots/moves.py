@@ -37,12 +37,16 @@ def rejuvenate(info: Info, deals: list[list[int]], facts_by_seat: dict[int, tupl
     played_by = info.played_by
     voids = info.voids
     inv = 1.0 / (scale * scale)
+    k = len(seats)
     out: list[list[int]] = []
     for hands in deals:
         h = list(hands)
         ll = {s: seat_log_likelihood(facts_by_seat.get(s, ()), h[s] | played_by[s]) * inv for s in seats}
         for _ in range(steps):
-            a, b = rng.sample(seats, 2)
+            i = rng.randrange(k)
+            j = rng.randrange(k - 1)
+            a = seats[i]
+            b = seats[j + 1 if j >= i else j]
             ca = _cards(h[a])
             cb = _cards(h[b])
             x = ca[rng.randrange(len(ca))]

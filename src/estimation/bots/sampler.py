@@ -27,7 +27,7 @@ OVERSAMPLE = 3
 MIN_ESS = 0.25
 TEMPER_STEPS = 8
 #: Swap proposals per kept deal after resampling (see :mod:`.moves`).
-MOVES = 8
+MOVES = 6
 MAX_TRIES = 500
 
 

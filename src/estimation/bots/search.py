@@ -50,7 +50,7 @@ class Budget:
     evidence: bool = True
     play_evidence: bool = True  # weigh the declarations in the play phase too
     evidence_scale: float = 1.0  # multiplies the sampler's sigmas (smaller: trust declarations more)
-    oversample: int = 3  # deals drawn per deal kept when weighing the evidence
+    oversample: int = 2  # deals drawn per deal kept when weighing the evidence
     rollout: str = "policy"  # or "random" (ablation)
 
 
