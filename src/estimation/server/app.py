@@ -17,6 +17,7 @@ from ..web.mount import mount_web
 from .config import Settings
 from .hub import Hub
 from .lobby import router
+from .ratelimit import RestRateLimit
 from .tables import TableError
 from .ws import table_socket
 
@@ -39,6 +40,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Estimation server", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.hub = hub
+    app.add_middleware(RestRateLimit, rate=settings.rest_rate_per_second,
+                       burst=settings.rest_rate_burst)
     app.include_router(router)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     mount_web(app)

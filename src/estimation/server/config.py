@@ -40,6 +40,10 @@ class Settings:
     #: Token bucket per connection: sustained messages per second, and the burst allowed above it.
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    #: Token bucket per client (its session token, else its address) on the REST lobby under /api/:
+    #: sustained requests per second and the burst above it; over it, 429. A rate of 0 turns it off.
+    rest_rate_per_second: float = 20.0
+    rest_rate_burst: int = 100
     #: Refusals after which an abusive connection is closed (policy violation, 1008).
     max_violations: int = 200
     #: An open table that has not filled in this many seconds is abandoned and its stakes refunded.
@@ -59,6 +63,8 @@ class Settings:
             max_message_bytes=_int("ESTIMATION_MAX_MESSAGE_BYTES", cls.max_message_bytes),
             rate_per_second=_float("ESTIMATION_RATE_PER_SECOND", cls.rate_per_second),
             rate_burst=_int("ESTIMATION_RATE_BURST", cls.rate_burst),
+            rest_rate_per_second=_float("ESTIMATION_REST_RATE_PER_SECOND", cls.rest_rate_per_second),
+            rest_rate_burst=_int("ESTIMATION_REST_RATE_BURST", cls.rest_rate_burst),
             open_table_seconds=_int("ESTIMATION_OPEN_TABLE_SECONDS", cls.open_table_seconds),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

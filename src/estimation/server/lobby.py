@@ -23,7 +23,9 @@ from .hub import Hub
 from .models import Account, LedgerEntry, Seat, Table
 from .tables import TableError
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses={429: {
+    "description": "Too many requests from this client (its session token, else its address); the body says "
+                   "the limit, Retry-After says when to try again. See ratelimit.py."}})
 bearer = HTTPBearer(auto_error=False, description="A session token from /api/guests, /api/accounts or "
                                                    "/api/sessions.")
 
@@ -379,7 +381,11 @@ async def get_table(table_id: TableId, hub: HubDep, creds: Creds,
     if runtime.rules.private and not mine and invite != runtime.rules.invite_code:
         raise HTTPException(404, "no such table")
     creator = account_id == runtime.created_by
-    return _table_out(runtime.public(), runtime.rules.invite_code if creator else None)
+    # Under the table's lock: a change being committed (the game's last action, say) has already changed
+    # memory, and must not be shown before it is durable.
+    async with runtime.lock:
+        public = runtime.public()
+    return _table_out(public, runtime.rules.invite_code if creator else None)
 
 
 async def _account_id(hub: Hub, creds: HTTPAuthorizationCredentials | None) -> int | None:
