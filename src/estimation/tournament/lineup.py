@@ -1,9 +1,11 @@
 """Bots for the tournament, and one game of a line-up.
 
 The tournament seats levels the server never does: ``omniscient`` (reads every hand) and the strong bot's
-ablations (``strong-noevidence``: samples drawn without weighing the declarations; ``strong-random``:
-random instead of target-aware rollouts; ``strong-tight``: the declarations weighed with half the sigmas,
-from twice the pool). ``strong@N`` runs the strong bot at N deals per decision.
+ablations (``strong-noevidence``: the same pool of deals as the strong bot, kept with equal weights instead
+of the declarations' (common random numbers: with the same seed both draw the same pool at every
+position); ``strong-random``: random instead of target-aware rollouts; ``strong-tight``: the declarations
+weighed with half the sigmas, from three times the pool). ``strong@N`` runs the strong bot at N deals per
+decision.
 """
 
 from __future__ import annotations
