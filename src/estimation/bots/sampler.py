@@ -1,15 +1,16 @@
 """Sampling the hidden hands: deals consistent with everything a seat has seen.
 
 A sampled deal gives the seat its own hand and every other seat exactly as many of the unknown cards as
-it holds, never a card of a suit it is marked void in (Avoid), never a card already played. Cards are dealt
-suit by suit, the suits with the most void seats first, each card to a seat chosen with probability
-proportional to the room left in its hand: with no voids that is exactly a uniform deal, with voids it is
-close to uniform, and a rare dead end is retried.
+it holds, never a card of a suit it is marked void in (Avoid), never a card already played. With no voids
+the unknown cards are shuffled and cut into the hands (exactly uniform). With voids they are dealt suit by
+suit, the suits with the most void seats first, each card to a seat chosen with probability proportional
+to the room left in its hand (close to uniform), and a rare dead end is retried.
 
-The declarations are evidence too: a seat that estimated 6 rarely holds a hand worth 2. With evidence on,
-several times more deals are drawn than needed, each weighted by how likely every opponent's declarations
-are with its sampled hand (a Gaussian on the gap between what it declared and what the hand evaluator
-says the hand is worth), and the deals kept are drawn by systematic resampling on those weights.
+The declarations are evidence too (:mod:`.evidence`): a seat that passed at 5 rarely holds a hand worth
+7. When any opponent has declared, twice as many deals are drawn as needed, each weighted by how likely
+every opponent's declarations are with its sampled hand; the weights are tempered if they would leave too
+few effective deals, the deals kept are drawn by systematic resampling, and each is then moved by a few
+likelihood-respecting card swaps (:mod:`.moves`) so that repeated deals become distinct ones.
 """
 
 from __future__ import annotations
