@@ -92,10 +92,6 @@ class SeatScore(NamedTuple):
         }
 
 
-def risk_distance(total: int) -> int:
-    return abs(total - 13)
-
-
 #: What every ruleset's scorer starts from for one seat, as a plain tuple that scorers unpack in their
 #: ``for`` statement (built and read for every seat of every scored round, simulations included):
 #: ``(seat, estimate, tricks, made, only, last, sign, diff)`` where ``only`` is the only-winner/loser
@@ -107,7 +103,7 @@ SeatLine = tuple[int, int, int, bool, int, bool, int, int]
 def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     """One :class:`SeatLine` per seat; ``with_census=False`` where no only-winner/loser ten is paid."""
     made = facts.made_flags()
-    only_maker, only_misser = _census(made) if with_census else (None, None)
+    only_maker, only_misser = census(made) if with_census else (None, None)
     last = facts.last_estimator
     estimates, tricks = facts.estimates, facts.tricks
     return [
@@ -118,12 +114,8 @@ def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     ]
 
 
-def census(facts: RoundFacts) -> tuple[int | None, int | None]:
+def census(made: tuple[bool, ...]) -> tuple[int | None, int | None]:
     """The only maker and the only misser, if there is one (a Dash Call counts like anyone)."""
-    return _census(facts.made_flags())
-
-
-def _census(made: tuple[bool, ...]) -> tuple[int | None, int | None]:
     makers = made.count(True)
     return (made.index(True) if makers == 1 else None,
             made.index(False) if makers == len(made) - 1 else None)
