@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Final
 
 from ..actions import Action, Verb
+from ..dealing import deal_hands
 from ..game import Game
 from ..rulesets import get_ruleset
 from ..rulesets.base import Phase
@@ -63,13 +64,8 @@ class Fact:
 
 def deal_start(ruleset: str, length: str, rnd: int, deal: int, dealer: int, multiplier: int) -> Game:
     """A game at the start of a deal (round ``rnd``, 1-based ``deal``); its cards are placeholders."""
-    first = (dealer - rnd + 1) % 4
-    g = Game(get_ruleset(ruleset), length, seed=0, first_dealer_seat=first)
-    g.round_no = rnd
-    g.deal_no = deal - 1
-    g.multiplier = multiplier
-    g._start_deal()
-    return g
+    return Game.at_deal(get_ruleset(ruleset), length, round_no=rnd, deal_no=deal - 1, dealer=dealer,
+                        multiplier=multiplier, hands=deal_hands(0, rnd, deal - 1))
 
 
 def _fact(action: Action, legal: tuple[Action, ...], g: Game) -> Fact | None:

@@ -75,14 +75,9 @@ class Evaluation:
 # --- the shadow game --------------------------------------------------------------------------------------
 def shadow_game(info: Info, hands_now: Sequence[int]) -> Game:
     """The current deal rebuilt on sampled cards: same ruleset, round, dealer, multiplier and actions."""
-    ruleset = get_ruleset(info.ruleset)
-    first = (info.dealer - info.round + 1) % 4
-    g = Game(ruleset, info.length, seed=0, first_dealer_seat=first)
-    g.round_no = info.round
-    g.deal_no = info.deal - 1
-    g.multiplier = info.multiplier
-    g._start_deal()
-    g.replace_hands(tuple(hands_now[s] | info.played_by[s] for s in range(4)))
+    g = Game.at_deal(get_ruleset(info.ruleset), info.length, round_no=info.round, deal_no=info.deal - 1,
+                     dealer=info.dealer, multiplier=info.multiplier,
+                     hands=tuple(hands_now[s] | info.played_by[s] for s in range(4)))
     for a in info.actions:
         g.apply_unchecked(a)
     return g
