@@ -47,9 +47,9 @@ class RoundFacts(NamedTuple):
         return tuple(map(eq, self.tricks, self.estimates))
 
     def with_multiplier(self, multiplier: int) -> RoundFacts:
-        # Positional on purpose: ``_replace`` goes through the keyword machinery.
-        return RoundFacts(self.kind, self.estimates, self.tricks, self.order, self.caller, self.dash_calls,
-                          multiplier, self.with_seats)
+        # Positional through tuple.__new__: ``_replace`` and keywords go through Python-level binding.
+        return tuple.__new__(RoundFacts, (self.kind, self.estimates, self.tricks, self.order, self.caller,
+                                          self.dash_calls, multiplier, self.with_seats))
 
 
 class SeatScore(NamedTuple):
@@ -104,14 +104,16 @@ def seat_lines(facts: RoundFacts, with_census: bool = True) -> list[SeatLine]:
     """One :class:`SeatLine` per seat; ``with_census=False`` where no only-winner/loser ten is paid."""
     made = facts.made_flags()
     only_maker, only_misser = census(made) if with_census else (None, None)
-    last = facts.last_estimator
-    estimates, tricks = facts.estimates, facts.tricks
+    order = facts.order
+    last = order[-1] if order else None
     return [
-        (seat, estimates[seat], tricks[seat], made[seat],
-         10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
-         1 if made[seat] else -1, abs(tricks[seat] - estimates[seat]))
-        for seat in range(4)
+        (seat, est, won, ok, 10 if seat == only_maker else -10 if seat == only_misser else 0, seat == last,
+         1 if ok else -1, abs(won - est))
+        for seat, est, won, ok in zip(_SEATS, facts.estimates, facts.tricks, made, strict=True)
     ]
+
+
+_SEATS = (0, 1, 2, 3)
 
 
 def census(made: tuple[bool, ...]) -> tuple[int | None, int | None]:

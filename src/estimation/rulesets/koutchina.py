@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 #: Every call 4C..13NT in ascending order (by number, then trump C < D < H < S < NT).
 ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
 FAILED_AUCTIONS_BEFORE_FIXED: Final = 3
+_new = tuple.__new__
 
 
 #: Per seat, every call action in ascending order: legal calls are a slice past the standing call.
@@ -221,45 +222,54 @@ class Koutchina(Ruleset):
         estimates = tuple([e or 0 for e in game.estimates])
         caller = game.caller
         assert caller is not None
-        withs = frozenset(
-            s
-            for s in game.est_order
-            if s != caller and estimates[s] == estimates[caller]
-        )
-        return RoundFacts(
-            kind=game.kind,
-            estimates=estimates,
-            tricks=tuple(game.tricks_won),
-            order=game.est_order,
-            caller=caller,
-            dash_calls=frozenset(game.dash_seats),
-            multiplier=game.multiplier,
-            with_seats=withs,
-        )
+        called = estimates[caller]
+        withs = frozenset([s for s in game.est_order if s != caller and estimates[s] == called])
+        # Positional through tuple.__new__, as the named tuple's own __new__ ends: built every round.
+        return _new(RoundFacts, (
+            game.kind,                     # kind
+            estimates,                     # estimates
+            tuple(game.tricks_won),        # tricks
+            game.est_order,                # order
+            caller,                        # caller
+            frozenset(game.dash_seats),    # dash_calls
+            game.multiplier,               # multiplier
+            withs,                         # with_seats
+        ))
 
     def risk_level(self, facts: RoundFacts) -> int:
-        d = abs(facts.total - 13)
+        d = abs(sum(facts.estimates) - 13)
         return 0 if d <= 1 else 1 if d <= 3 else 2 if d <= 5 else 3
 
     def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]:
         level = self.risk_level(facts)
         multiplier = facts.multiplier
+        dash_calls = facts.dash_calls
+        caller = facts.caller
+        with_seats = facts.with_seats
         out = []
+        # Each line positional through tuple.__new__ (field order: seat, role, estimate, tricks, made,
+        # base, caller_with, only, risk, dash_call, dash, multiplier): four per scored round.
         for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts):
-            if seat in facts.dash_calls:
-                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
-                                     dash_call=sign * (25 if facts.over else 33),
-                                     multiplier=multiplier))
+            if seat in dash_calls:
+                out.append(_new(SeatScore, (seat, "dashcall", est, tricks, made, 0, 0, only, 0,
+                                            sign * (25 if sum(facts.estimates) > 13 else 33), 0,
+                                            multiplier)))
                 continue
-            role = caller_role(facts, seat)
-            out.append(SeatScore(
+            # caller_role, written out.
+            if seat == caller:
+                role = "caller"
+            elif seat in with_seats:
+                role = "with"
+            else:
+                role = "dash" if est == 0 else "regular"
+            out.append(_new(SeatScore, (
                 seat, role, est, tricks, made,
-                base=10 + tricks if made else -diff,
-                caller_with=sign * 10 if role == "caller" or role == "with" else 0,
-                only=only,
-                risk=sign * 10 * level if last else 0,
-                multiplier=multiplier,
-            ))
+                10 + tricks if made else -diff,                                    # base
+                sign * 10 if role == "caller" or role == "with" else 0,            # caller_with
+                only,                                                              # only
+                sign * 10 * level if last else 0,                                  # risk
+                0, 0, multiplier,                                                  # dash_call, dash
+            )))
         return tuple(out)
 
 
