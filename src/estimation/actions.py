@@ -40,7 +40,7 @@ class Action:
     hot path cheap. Attributes cannot be changed.
     """
 
-    __slots__ = ("card", "number", "seat", "text", "trump", "verb")
+    __slots__ = ("bit", "card", "number", "seat", "suit", "text", "trump", "verb")
 
     seat: int
     verb: Verb
@@ -48,6 +48,10 @@ class Action:
     trump: Trump | None
     card: Card | None
     text: str
+    #: For a card play, ``1 << card`` and the card's suit number (``card // 13``), read by the engine's
+    #: play path; 0 and -1 for every other action.
+    bit: int
+    suit: int
 
     def __new__(cls, seat: int, verb: Verb | str, number: int | None = None, trump: Trump | None = None,
                 card: Card | int | None = None) -> Action:
@@ -143,6 +147,8 @@ def _create(key: tuple[object, ...]) -> Action:
             object.__setattr__(found, name, value)
         text = _text(seat, verb, number, trump, card)
         object.__setattr__(found, "text", text)
+        object.__setattr__(found, "bit", 0 if card is None else 1 << card)
+        object.__setattr__(found, "suit", -1 if card is None else card // 13)
         _BY_VALUE[canonical] = found
         _INTERNED[text] = found
     _BY_VALUE[key] = found

@@ -8,14 +8,13 @@ game exactly as it was. :meth:`Game.apply_unchecked` skips the check for simulat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import add
-from typing import Any
+from operator import add, attrgetter
+from typing import TYPE_CHECKING, Any
 
 from .actions import SUIT_PLAYS, Action, Verb, play_actions, suit_play_actions
 from .cards import FULL_DECK, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
-from .fast import trick_winner_index
 from .results import RoundResult, build_result, placements
 from .rulesets.base import Phase, RoundSpec, Ruleset
 
@@ -93,6 +92,7 @@ class Game:
         self.round_no = 1
         self.deal_no = 0
         self._legal: tuple[Action, ...] | None = None
+        self._over = False
 
     # --- deal lifecycle ---------------------------------------------------------------------------
     @property
@@ -129,6 +129,8 @@ class Game:
         # play
         self.leader = 0
         self.trick: list[int] = []
+        #: The suit number led to the current trick (meaningful while ``trick`` is not empty).
+        self.led = -1
         self.tricks_won = [0, 0, 0, 0]
         self.trick_log: list[tuple[int, tuple[int, ...], int]] = []
         self.avoid = [0, 0, 0, 0]
@@ -160,9 +162,13 @@ class Game:
     def to_move(self) -> int | None:
         return None if self.phase is _OVER else self.turn
 
-    @property
-    def is_over(self) -> bool:
-        return self.phase is _OVER
+    if TYPE_CHECKING:
+        @property
+        def is_over(self) -> bool: ...
+    else:
+        # ``phase is OVER``, kept as a flag beside the phase and read by a C getter (attrgetter): no
+        # Python frame for a test every driver makes before every action. Still a read-only property.
+        is_over = property(attrgetter("_over"), doc="Whether the match is over.")
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -182,22 +188,25 @@ class Game:
         legal = self._legal
         if legal is not None:
             return legal
-        phase = self.phase
-        if phase is _PLAY:
+        if self.phase is _PLAY:
             seat: int = self.turn  # type: ignore[assignment]
             hand = self.hands[seat]
-            trick = self.trick
-            if trick:
-                suit = trick[0] // 13
+            if self.trick:
+                suit = self.led
                 bits = (hand >> (suit * 13)) & 0x1FFF
                 if bits:
                     # Inline cache hit first: a call saved on most of a round's 52 cards.
                     legal = SUIT_PLAYS[seat][suit].get(bits) or suit_play_actions(seat, suit, bits)
-                else:
-                    legal = play_actions(seat, hand)
-            else:
+                    self._legal = legal
+                    return legal
+            # A lead or a void: every card in the hand (play_actions, inline: some 24 times a round).
+            clubs, diamonds, hearts, spades = SUIT_PLAYS[seat]
+            try:
+                legal = (clubs[hand & 0x1FFF] + diamonds[(hand >> 13) & 0x1FFF]
+                         + hearts[(hand >> 26) & 0x1FFF] + spades[hand >> 39])
+            except KeyError:  # a holding not seen yet in some suit
                 legal = play_actions(seat, hand)
-        elif phase is _OVER:
+        elif self.phase is _OVER:
             legal = ()
         else:
             legal = tuple(self.ruleset.legal_declarations(self))
@@ -228,22 +237,32 @@ class Game:
             self.ruleset.apply_declaration(self, action)
             return
         seat = action.seat
-        card: int = action.card  # type: ignore[assignment]
-        self.hands[seat] ^= _CARD_BITS[card]
+        self.hands[seat] ^= action.bit
         trick = self.trick
-        if trick:
-            led = trick[0] // 13
-            if card // 13 != led:
-                self.avoid[seat] |= 1 << led
-            trick.append(card)
-            if len(trick) < 4:
-                self.turn = (seat + 1) & 3
-                return
-        else:
-            trick.append(card)
+        if not trick:
+            self.led = action.suit
+            trick.append(action.card)  # type: ignore[arg-type]
             self.turn = (seat + 1) & 3
             return
-        winner = (self.leader + trick_winner_index(trick, self.trump_index)) & 3
+        led = self.led
+        if action.suit != led:
+            self.avoid[seat] |= 1 << led
+        trick.append(action.card)  # type: ignore[arg-type]
+        if len(trick) < 4:
+            self.turn = (seat + 1) & 3
+            return
+        # The trick's winner (fast.trick_winner_index, inline: once per trick of every round).
+        trump = self.trump_index
+        best = trick[0]
+        best_i = 0
+        for i in (1, 2, 3):
+            c = trick[i]
+            if c // 13 == best // 13:
+                if c > best:
+                    best, best_i = c, i
+            elif c // 13 == trump:
+                best, best_i = c, i
+        winner = (self.leader + best_i) & 3
         self.tricks_won[winner] += 1
         self.trick_log.append((self.leader, tuple(trick), winner))
         self.trick = []
@@ -272,6 +291,7 @@ class Game:
             raise IllegalActionError(f"not a seat: {seat!r}")
         self.ended = {"reason": "left", "seat": seat}
         self.phase = _OVER
+        self._over = True
         self.turn = None
         self._legal = ()
 
@@ -299,6 +319,7 @@ class Game:
         self.deal_log.append((self.round_no, self.dealer, self.dealt, self.actions))
         if self.round_no == len(self.schedule):
             self.phase = _OVER
+            self._over = True
             self.turn = None
             self._legal = ()
             return
