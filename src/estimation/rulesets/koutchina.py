@@ -50,6 +50,10 @@ _CALL = Verb.CALL
 _PASS = Verb.PASS
 _NT = Trump.NT
 
+_SEATS: Final = (0, 1, 2, 3)
+#: For each seat, the four seats from its left round to itself: ``(seat + i) & 3`` for i in 1..4.
+_AFTER: Final = tuple(tuple((seat + i) & 3 for i in range(1, 5)) for seat in range(4))
+
 
 def fixed_rounds() -> tuple[RoundSpec, ...]:
     return tuple(RoundSpec("fixed", t) for t in FIXED_TRUMPS)
@@ -91,14 +95,14 @@ class Koutchina(Ruleset):
 
     def begin_auction(self, game: Game) -> None:
         game.phase = _AUCTION
-        game.in_auction = [s not in game.dash_seats for s in range(4)]
+        dash_seats = game.dash_seats
+        game.in_auction = [s not in dash_seats for s in _SEATS]
         game.turn = self._next_bidder(game, game.dealer)
 
     @staticmethod
     def _next_bidder(game: Game, after: int) -> int | None:
         owner = game.standing[2] if game.standing else None
-        for i in range(1, 5):
-            s = (after + i) & 3
+        for s in _AFTER[after]:
             if game.in_auction[s] and s != owner:
                 return s
         return None
@@ -137,7 +141,15 @@ class Koutchina(Ruleset):
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
-        if verb is _EST:
+        # Most frequent first: a random auction makes more calls than anything else.
+        if verb is _CALL:
+            assert action.number is not None and action.trump is not None
+            game.standing = (action.number, action.trump, seat)
+            self._after_bid(game, seat)
+        elif verb is _PASS:
+            game.in_auction[seat] = False
+            self._after_bid(game, seat)
+        elif verb is _EST:
             assert action.number is not None
             if action.trump is not None and (
                 game.super_call is None or action.number > game.super_call[0]
@@ -147,36 +159,30 @@ class Koutchina(Ruleset):
                 self._end_estimates(game)
         elif verb in self.offer_verbs:
             self.apply_offer(game, action)
-        elif verb is _CALL:
-            assert action.number is not None and action.trump is not None
-            game.standing = (action.number, action.trump, seat)
-            self._after_bid(game, seat)
-        elif verb is _PASS:
-            game.in_auction[seat] = False
-            self._after_bid(game, seat)
         else:  # pragma: no cover - legality is checked before
             raise AssertionError(f"not a {self.name} declaration: {action}")
 
     def _after_bid(self, game: Game, seat: int) -> None:
-        nxt = self._next_bidder(game, seat)
-        if nxt is not None:
-            game.turn = nxt
-            return
-        if game.standing is None:
+        standing = game.standing
+        # _next_bidder, inline: the next seat still in the auction that does not hold the standing call.
+        owner = standing[2] if standing else None
+        in_auction = game.in_auction
+        for s in _AFTER[seat]:
+            if in_auction[s] and s != owner:
+                game.turn = s
+                return
+        if standing is None:
             game.end_deal_without_play()
             return
-        number, trump, caller = game.standing
+        number, trump, caller = standing
         game.caller = caller
         game.trump = trump
-        game.estimates[caller] = number
-        for s in game.dash_seats:
-            game.estimates[s] = 0
-        order = tuple(
-            s
-            for s in ((caller + i) & 3 for i in range(1, 4))
-            if s not in game.dash_seats
-        )
-        self.begin_estimates(game, order)
+        estimates = game.estimates
+        estimates[caller] = number
+        dash_seats = game.dash_seats
+        for s in dash_seats:
+            estimates[s] = 0
+        self.begin_estimates(game, tuple([s for s in _AFTER[caller][:3] if s not in dash_seats]))
 
     def _end_estimates(self, game: Game) -> None:
         if game.kind == "fixed":
