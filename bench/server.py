@@ -398,7 +398,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "journal_rows_per_batch": round((h1.get("journal_rows", 0) - h0.get("journal_rows", 0))
                                         / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
                                         1),
-        "journal_fallbacks": h1.get("journal_fallbacks", 0) - h0.get("journal_fallbacks", 0),
+        "journal_busy": h1.get("journal_busy", 0) - h0.get("journal_busy", 0),
         "journal_ms_per_batch": round(1000 * (h1.get("journal_write_seconds", 0)
                                               - h0.get("journal_write_seconds", 0))
                                       / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
@@ -420,7 +420,7 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"generator lag p50 {ms(r['generator_lag_p50_ms'])} p99 {ms(r['generator_lag_p99_ms'])}  "
           f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
           f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']} "
-          f"fallbacks {r['journal_fallbacks']}",
+          f"busy {r['journal_busy']}",
           flush=True)
 
 

@@ -16,34 +16,58 @@ if TYPE_CHECKING:
 
 
 def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` may know (``None``: a spectator): the public facts and that seat's own part."""
     if seat is not None and seat not in (0, 1, 2, 3):
         raise ValueError(f"not a seat: {seat!r}")
+    view = public_view(game)
+    view.update(seat_part(game, seat))
+    return view
+
+
+def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
+    """The only fields that differ between seats: whose view it is, its hand and its legal actions.
+
+    Split from :func:`public_view` so that a server sending one update to four seats builds the public
+    facts once (they are most of a view, and most of its cost) and only this per seat.
+    """
+    if seat is not None and seat not in (0, 1, 2, 3):
+        raise ValueError(f"not a seat: {seat!r}")
+    return {
+        "seat": seat,
+        "hand": None if seat is None else [str(c) for c in cards_of(game.hands[seat])],
+        "legal": [a.text for a in game.legal_actions()]
+        if seat is not None and seat == game.to_move else [],
+    }
+
+
+def public_view(game: Game) -> dict[str, Any]:
+    """Every public fact of the game and nothing else: no hand, no seed, no card of a deal not yet played."""
     standing = game.standing
     estimates = list(game.estimates)
+    playing = game.phase is Phase.PLAY
     markers = []
     for s in range(4):
         est = estimates[s]
         markers.append({
             "tricks": game.tricks_won[s],
             "estimate": est,
-            "bust": est is not None and game.phase is Phase.PLAY and game.tricks_won[s] > est,
+            "bust": est is not None and playing and game.tricks_won[s] > est,
             "avoid": [str(t) for t in SUITS if game.avoid[s] >> int(t) & 1],
         })
     trick_seats = [(game.leader + i) & 3 for i in range(len(game.trick))]
-    view: dict[str, Any] = {
+    over = game.is_over
+    return {
         "ruleset": game.ruleset.name,
         "length": game.length,
         "players": list(game.players),
-        "seat": seat,
         "round": game.round_no,
         "rounds": game.rounds,
         "deal": game.deal_no + 1,
         "dealer": game.dealer,
-        "kind": game.ruleset.round_kind(game) if not game.is_over else None,
+        "kind": game.ruleset.round_kind(game) if not over else None,
         "phase": str(game.phase),
         "to_move": game.to_move,
         "multiplier": game.multiplier,
-        "hand": None if seat is None else [str(c) for c in cards_of(game.hands[seat])],
         "hand_sizes": [h.bit_count() for h in game.hands],
         "actions": [a.text for a in game.actions],
         "dash_seats": list(game.dash_seats),
@@ -57,7 +81,7 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
         "estimates": estimates,
         "estimate_order": list(game.est_order),
         "trick": [{"seat": s, "card": str(c)} for s, c in zip(trick_seats, game.trick, strict=True)],
-        "leader": game.leader if game.phase is Phase.PLAY else None,
+        "leader": game.leader if playing else None,
         "tricks": [
             {"leader": lead, "cards": [str(Card(c)) for c in cards], "winner": w}
             for lead, cards, w in game.trick_log
@@ -66,12 +90,9 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
         "totals": list(game.totals),
         "places": game.places,
         "results": [r.to_dict() for r in game.round_results],
-        "over": game.is_over,
+        "over": over,
         "ended": game.ended,
-        "legal": [a.text for a in game.legal_actions()]
-        if seat is not None and seat == game.to_move else [],
     }
-    return view
 
 
 def _trump_known(game: Game) -> bool:

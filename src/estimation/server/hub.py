@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import gc
 import logging
 import secrets
 from typing import Any
@@ -20,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
+from . import collector
 from .config import Settings
 from .db import make_engine, migrate, sessionmaker
 from .journal import Journal
@@ -27,27 +27,6 @@ from .models import Seat, Table, utcnow
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
 
 log = logging.getLogger("estimation.server")
-
-
-#: Objects allocated between young-generation collections (CPython's default is 700).
-GC_YOUNG_THRESHOLD = 20_000
-
-
-def quiet_gc() -> None:
-    """Keep the cyclic garbage collector from stalling the event loop.
-
-    Every action allocates thousands of short-lived objects (a game clone for the rollback point, four views),
-    so with CPython's defaults the collector ran a young collection every few actions and, now and then, a
-    full one over the whole heap (the imported libraries, every table, every connection): measured at 200
-    tables, young collections up to 31 ms and full ones of 171 and 571 ms, during which no table moved.
-    Freezing what exists once the server is up moves the libraries and the resumed tables out of the
-    collector's sight for good (they live as long as the process), and a higher young threshold makes the
-    collections that remain rarer (each is still a few milliseconds at most).
-    """
-    gc.collect()
-    gc.freeze()
-    _young, middle, old = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
 class Hub:
@@ -60,6 +39,7 @@ class Hub:
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        self.collector: collector.CollectorPolicy | None = None
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -72,7 +52,7 @@ class Hub:
                 async with runtime.lock:
                     runtime._schedule()
         self._sweeper = asyncio.create_task(self._sweep_forever())
-        quiet_gc()
+        self.collector = collector.install()
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:
@@ -161,4 +141,5 @@ class Hub:
 
     def stats(self) -> dict[str, Any]:
         return {"tables_in_memory": len(self.runtimes),
-                "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats()}
+                "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
+                **(self.collector.stats() if self.collector is not None else {})}

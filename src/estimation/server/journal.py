@@ -25,7 +25,7 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
@@ -37,6 +37,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .models import Event, Table
 
 log = logging.getLogger("estimation.server")
+
+#: How long the journal keeps trying when another SQLite writer holds the lock (SQLite's own busy timeout
+#: for the other connections is the same).
+SQLITE_BUSY_SECONDS = 30.0
 
 _EVENTS = cast(sa.Table, Event.__table__)
 _TABLES = cast(sa.Table, Table.__table__)
@@ -63,7 +67,7 @@ class JournalRow:
 
 
 class _SqliteWriter:
-    """The journal's SQLite connections: one written on the event loop's thread, two helper threads.
+    """The journal's SQLite connection, written on the event loop's thread, and a checkpoint thread.
 
     A batch is a few rows (BEGIN, two ``executemany``, COMMIT: well under a millisecond, and with
     ``synchronous=NORMAL`` in WAL mode a commit is a write to the WAL, not an ``fsync``), so it is written
@@ -72,9 +76,11 @@ class _SqliteWriter:
     batch take 5 to 50 ms at 200 to 500 tables. Two things could make the loop wait, and neither is allowed
     to:
 
-    * Another connection holding SQLite's write lock (a lobby transaction, a snapshot through SQLAlchemy).
-      The loop's connection has no busy timeout: ``BEGIN IMMEDIATE`` fails at once, and that batch is
-      written by the ``fallback`` thread instead, with the usual 30 s timeout.
+    * Another connection holding SQLite's write lock (a lobby transaction through SQLAlchemy). The loop's
+      connection has no busy timeout: ``BEGIN IMMEDIATE`` fails at once, and the journal tries again a
+      moment later (:meth:`Journal._write`), leaving the loop free meanwhile, so that the lock's holder gets
+      the GIL it needs to finish. (A fallback thread that waited for the lock was tried: under load it took
+      seconds a batch, GIL hand-over by GIL hand-over, and every table waited behind it.)
     * Checkpoints (copying the WAL into the database file, with an ``fsync``). The loop's connection has
       ``wal_autocheckpoint`` off; every ``CHECKPOINT_ROWS`` rows a ``PASSIVE`` checkpoint runs on the
       ``checkpointer`` thread's connection, which never blocks a writer.
@@ -90,12 +96,11 @@ class _SqliteWriter:
     def __init__(self, path: str) -> None:
         self.path = path
         self.loop_conn: sqlite3.Connection | None = None
-        self.thread_conn: sqlite3.Connection | None = None
-        self.fallback = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
         self.checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-checkpoint")
         self.checkpoint: asyncio.Future[None] | None = None
         self.since_checkpoint = 0
-        self.fallbacks = 0
+        #: Times ``BEGIN IMMEDIATE`` found another writer holding the lock (the batch was tried again).
+        self.busy = 0
         self.checkpoints = 0
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
@@ -112,15 +117,6 @@ class _SqliteWriter:
         snapshots = [(r.version, r.record, r.version, r.table_id) for r in rows if r.record is not None]
         if snapshots:
             conn.executemany(self.SNAPSHOT, snapshots)
-
-    def _write(self, conn: sqlite3.Connection, rows: list[JournalRow]) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._statements(conn, rows)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def write_on_loop(self, rows: list[JournalRow]) -> bool:
         """Write ``rows`` now, on this thread; False (nothing written) if another writer holds the lock."""
@@ -140,12 +136,6 @@ class _SqliteWriter:
             self.loop_conn.execute("ROLLBACK")
             raise
         return True
-
-    def write_in_thread(self, rows: list[JournalRow]) -> None:
-        """The fallback: the same transaction on the ``fallback`` thread, waiting for the lock."""
-        if self.thread_conn is None:
-            self.thread_conn = self._connect(timeout=30.0)
-        self._write(self.thread_conn, rows)
 
     def written(self, count: int) -> None:
         """Count committed rows; start a background checkpoint when enough have gathered."""
@@ -174,13 +164,6 @@ class _SqliteWriter:
             with contextlib.suppress(Exception):
                 await self.checkpoint
 
-        def shut() -> None:
-            if self.thread_conn is not None:
-                self.thread_conn.close()
-                self.thread_conn = None
-
-        await asyncio.get_running_loop().run_in_executor(self.fallback, shut)
-        self.fallback.shutdown()
         self.checkpointer.shutdown()
         if self.loop_conn is not None:
             self.loop_conn.close()
@@ -247,7 +230,7 @@ class Journal:
         self._sqlite = _SqliteWriter(path) if path and path != ":memory:" else None
         self._postgres = (_PostgresWriter(engine.url) if engine.dialect.name == "postgresql"
                           and engine.url.drivername == "postgresql+asyncpg" else None)
-        self._waiting: list[tuple[JournalRow, asyncio.Future[None]]] = []
+        self._waiting: list[tuple[JournalRow, asyncio.Future[None], Callable[[], None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -272,12 +255,15 @@ class Journal:
         if self._postgres is not None:
             await self._postgres.close()
 
-    async def append(self, row: JournalRow) -> None:
-        """Return once ``row`` is committed; raise if it could not be."""
+    def submit(self, row: JournalRow, durable: Callable[[], None]) -> asyncio.Future[None]:
+        """Queue ``row`` for the next batch. Once the batch is committed, ``durable`` is called in the
+        journal's own turn of the event loop (so a table publishes without waiting for its task to be
+        scheduled again), then the future is resolved; if the row could not be committed, the future
+        holds the error and ``durable`` is never called."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((row, future))
+        self._waiting.append((row, future, durable))
         self._wake.set()
-        await future
+        return future
 
     @contextlib.asynccontextmanager
     async def writing(self) -> AsyncIterator[None]:
@@ -292,10 +278,14 @@ class Journal:
     async def _write(self, rows: list[JournalRow]) -> None:
         if self._sqlite is not None:
             async with self.writing():
-                if not self._sqlite.write_on_loop(rows):
-                    self._sqlite.fallbacks += 1
-                    loop = asyncio.get_running_loop()
-                    await loop.run_in_executor(self._sqlite.fallback, self._sqlite.write_in_thread, rows)
+                waited, pause = 0.0, 0.001
+                while not self._sqlite.write_on_loop(rows):
+                    self._sqlite.busy += 1
+                    if waited >= SQLITE_BUSY_SECONDS:
+                        raise sqlite3.OperationalError(f"database is locked (waited {waited:.0f} s)")
+                    await asyncio.sleep(pause)
+                    waited += pause
+                    pause = min(pause * 2, 0.02)
             self._sqlite.written(len(rows))
             return
         if self._postgres is not None:
@@ -324,35 +314,46 @@ class Journal:
                 continue
             started = time.perf_counter()
             try:
-                await self._write([row for row, _ in batch])
+                await self._write([row for row, _, _ in batch])
             except Exception as exc:
                 if len(batch) == 1:
                     log.exception("journal write failed (table %s)", batch[0][0].table_id)
                     _settle(batch[0][1], exc)
                     continue
-                for row, future in batch:  # one bad row must not fail its neighbours: each on its own
+                for row, future, durable in batch:  # one bad row must not fail its neighbours: each alone
                     try:
                         await self._write([row])
                     except Exception as one:
                         log.exception("journal write failed (table %s)", row.table_id)
                         _settle(future, one)
                     else:
-                        _settle(future, None)
+                        _durable(row, future, durable)
                 continue
             self.batches += 1
             self.rows += len(batch)
             self.write_seconds += time.perf_counter() - started
-            for _, future in batch:
-                _settle(future, None)
+            for row, future, durable in batch:
+                _durable(row, future, durable)
             self._wake.set()  # look again: rows may have arrived while this batch was written
 
     def stats(self) -> dict[str, Any]:
         out: dict[str, Any] = {"journal_batches": self.batches, "journal_rows": self.rows,
                                "journal_write_seconds": round(self.write_seconds, 6)}
         if self._sqlite is not None:
-            out["journal_fallbacks"] = self._sqlite.fallbacks
+            out["journal_busy"] = self._sqlite.busy
             out["journal_checkpoints"] = self._sqlite.checkpoints
         return out
+
+
+def _durable(row: JournalRow, future: asyncio.Future[None], durable: Callable[[], None]) -> None:
+    """The row is committed: run its table's callback, then resolve its future. The callback's own failure
+    (a bug in publishing) must not undo a commit or reach the other tables of the batch."""
+    if not future.done():
+        try:
+            durable()
+        except Exception:
+            log.exception("publishing a committed action failed (table %s)", row.table_id)
+    _settle(future, None)
 
 
 def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:

@@ -43,10 +43,11 @@ from ..errors import EstimationError
 from ..game import Game
 from ..record import load_record
 from ..stakes import split_pot
+from ..views import public_view, seat_part
 from . import history, wallets
 from .journal import JournalRow
 from .models import Event, Seat, Table, utcnow
-from .wire import dumps, update_frames
+from .wire import dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -152,17 +153,23 @@ class TableRuntime:
                 "table": self.public(), "view": self.view_for(seat)}
 
     def _broadcast(self, events: list[dict[str, Any]]) -> None:
-        """Send every connection the ``update``: the shared part encoded once, each seat's view (from
-        ``view_for``, the redaction point) computed and encoded once per seat."""
+        """Send every connection the ``update``: the shared part encoded once, the view's public facts
+        (``public_view``, from the redaction module) built and encoded once, and each seat's own part
+        (``seat_part``: its hand and legal actions) once per seat."""
         head, tail = update_frames(self.version, events, self.public())
+        game = self.game
+        public = None if game is None else dumps(public_view(game))
         frames: dict[int | None, str] = {}
         for conn in list(self.conns):
             if conn.closed:
                 self.conns.discard(conn)
                 continue
-            frame = frames.get(conn.seat)
+            seat = conn.seat
+            frame = frames.get(seat)
             if frame is None:
-                frame = frames[conn.seat] = head + dumps(self.view_for(conn.seat)) + tail
+                view = "null" if game is None or public is None else join_objects(
+                    public, dumps(seat_part(game, seat)))
+                frame = frames[seat] = head + view + tail
             conn.send_text(frame)
 
     # --- persistence ------------------------------------------------------------------------------
@@ -173,29 +180,37 @@ class TableRuntime:
     def _restore(self, point: tuple[Any, ...]) -> None:
         self.game, self.seats, self.status, self.pot = point
 
-    async def _commit(self, events: list[dict[str, Any]], *, seat: int | None = None,
-                      action_id: str | None = None, action: str | None = None, plain: bool = False,
-                      seats_changed: bool = False,
-                      extra: Callable[[AsyncSession], Awaitable[None]] | None = None) -> int:
-        """Write the new version and its events; the new version once it is durable.
+    def _journal(self, game: Game, events: list[dict[str, Any]], seat: int | None, action_id: str | None,
+                 action: str, published: Callable[[int], None]) -> asyncio.Future[None]:
+        """A plain action's commit: its row goes to the journal's group commit, and once the batch is durable
+        the journal calls back, in the same turn of the event loop, to move the version on and publish.
 
-        ``plain``: the event row and the version, plus the record snapshot when the action completed a
-        deal (the journal's group commit). Otherwise one transaction of this table's own with the record
-        snapshot, the seats if they changed and ``extra``.
+        Publishing from the journal's turn instead of from this table's task is what keeps an action's path
+        short under load: the task would resume only in a later turn of a loop that is busy with hundreds of
+        tables, and every turn it waits is latency every client sees. The action that completes a deal also
+        writes the record snapshot, in the same group commit.
         """
+        version = self.version + 1
+        deals = len(game.deal_log)
+        record = dumps(game.record(include_seed=True)) if deals != self.snapshot_deals else None
+
+        def durable() -> None:
+            if record is not None:
+                self.snapshot_deals = deals
+            self._committed(version, events, seat, action_id)
+            published(version)
+
+        return self.hub.journal.submit(
+            JournalRow(self.id, version, seat, action_id, action, dumps(events), record), durable)
+
+    async def _commit(self, events: list[dict[str, Any]], *, seat: int | None = None,
+                      action_id: str | None = None, action: str | None = None, seats_changed: bool = False,
+                      extra: Callable[[AsyncSession], Awaitable[None]] | None = None) -> int:
+        """Write the new version, its events, the record snapshot, the seats if they changed and ``extra`` in
+        one transaction of this table's own; the new version once it is durable."""
         version = self.version + 1
         data = dumps(events)
         game = self.game
-        if plain:
-            # The action that completes a deal also writes the record snapshot, in the same group commit.
-            deals = None if game is None else len(game.deal_log)
-            record = (dumps(game.record(include_seed=True))
-                      if game is not None and deals != self.snapshot_deals else None)
-            await self.hub.journal.append(JournalRow(self.id, version, seat, action_id, action, data, record))
-            if record is not None and deals is not None:
-                self.snapshot_deals = deals
-            self._committed(version, events, seat, action_id)
-            return version
         record = None if game is None else json.dumps(game.record(include_seed=True), separators=(",", ":"))
         pot = None
         async with self.hub.journal.writing(), self.hub.session() as db, db.begin():
@@ -258,13 +273,26 @@ class TableRuntime:
                 events = [*events, *self._over_events()]
                 extra = self._with_finish(extra, events)
             action = next((str(e["action"]) for e in events if e.get("kind") == "action"), None)
-            plain = (action is not None and extra is None and not seats_changed and not finishing
-                     and game is not None)
+
+            def publish(version: int) -> None:
+                if ack is not None and action_id is not None:
+                    ack.send({"type": "ack", "id": action_id, "version": version})
+                self._broadcast(events)
+                self._schedule()
+                if self.status in ("finished", "abandoned"):
+                    self.hub.retire(self)
+
+            write: asyncio.Future[Any]
+            plain = action is not None and extra is None and not seats_changed and not finishing
+            if plain and game is not None and action is not None:
+                write = self._journal(game, events, seat, action_id, action, publish)
+            else:
+                write = asyncio.ensure_future(self._commit(
+                    events, seat=seat, action_id=action_id, action=action,
+                    seats_changed=seats_changed or finishing, extra=extra))
             # The write goes on even if this task is cancelled meanwhile (a client gone, a shutdown): memory
-            # must end up where the database is, so wait for the outcome before giving up.
-            write = asyncio.ensure_future(self._commit(
-                events, seat=seat, action_id=action_id, action=action, plain=plain,
-                seats_changed=seats_changed or finishing, extra=extra))
+            # must end up where the database is, so wait for the outcome before giving up (and keep the lock
+            # until then, so that no other change starts from a version that is not yet durable).
             cancelled = False
             while not write.done():
                 try:
@@ -273,16 +301,15 @@ class TableRuntime:
                     cancelled = True
                 except Exception:
                     pass  # the write's own failure: raised by result() below
-            version = write.result()
+            result = write.result()
         except BaseException:
             self._restore(point)
             raise
-        if ack is not None and action_id is not None:
-            ack.send({"type": "ack", "id": action_id, "version": version})
-        self._broadcast(events)
-        self._schedule()
-        if self.status in ("finished", "abandoned"):
-            self.hub.retire(self)
+        if result is None:  # the journal's path: already published when the batch became durable
+            version = self.version
+        else:
+            version = result
+            publish(version)
         if cancelled:
             raise asyncio.CancelledError
         return version

@@ -41,3 +41,13 @@ def update_frames(version: int, events: list[dict[str, Any]], table: dict[str, A
     seat, and only once per seat however many connections share it."""
     head = f'{{"type":"update","version":{version},"events":{dumps(events)},"table":{dumps(table)},"view":'
     return head, "}"
+
+
+def join_objects(left: str, right: str) -> str:
+    """The JSON text of one object holding the members of two encoded objects (their keys are disjoint):
+    how a seat's view is assembled from the public part, encoded once per update, and the seat's own part."""
+    if right == "{}":
+        return left
+    if left == "{}":
+        return right
+    return left[:-1] + "," + right[1:]
