@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any
 
-from .actions import SUIT_PLAYS, Action, Verb, play_actions, suit_play_actions
+from .actions import SUIT_PLAYS, Action, Verb, suit_play_actions
 from .cards import FULL_DECK, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
@@ -204,8 +204,11 @@ class Game:
             try:
                 legal = (clubs[hand & 0x1FFF] + diamonds[(hand >> 13) & 0x1FFF]
                          + hearts[(hand >> 26) & 0x1FFF] + spades[hand >> 39])
-            except KeyError:  # a holding not seen yet in some suit
-                legal = play_actions(seat, hand)
+            except KeyError:  # a holding not seen yet in some suit: build and cache the missing ones
+                legal = (suit_play_actions(seat, 0, hand & 0x1FFF)
+                         + suit_play_actions(seat, 1, (hand >> 13) & 0x1FFF)
+                         + suit_play_actions(seat, 2, (hand >> 26) & 0x1FFF)
+                         + suit_play_actions(seat, 3, hand >> 39))
         elif self.phase is _OVER:
             legal = ()
         else:

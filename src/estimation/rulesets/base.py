@@ -124,7 +124,7 @@ class Ruleset:
         low = 0 if self.zeros(game) < self.max_zeros else 1
         forbidden = -1
         if game.est_pos == len(game.est_order) - 1:
-            forbidden = 13 - sum(e for e in game.estimates if e is not None)
+            forbidden = 13 - sum([e for e in game.estimates if e is not None])
         return low, self.max_estimate(game), forbidden
 
     def record_estimate(self, game: Game, seat: int, number: int) -> bool:
