@@ -1,4 +1,4 @@
-"""Load generator for the game server: N tables of four WebSocket clients on loopback, in its own process.
+"""Load generator for the game server: N tables of four WebSocket clients on loopback, in its own processes.
 
     python bench/server.py --db sqlite --tables 10,100,500 --seconds 30 --fast 1,8 --json out.json
     python bench/server.py --db postgresql ...        # a throwaway cluster from /usr/lib/postgresql/*/bin
@@ -21,7 +21,9 @@ rate limit is raised for this run), reporting committed actions per second.
 The clients do not offer permessage-deflate unless --deflate (browsers always offer it, and `estimation
 serve` accepts it): on loopback compression is pure CPU on both sides, and the server's share of it is
 measured separately with --deflate. --spy DIR samples the server with py-spy during each measured window.
-The generator also reports how late its own event loop wakes (its lag is inside every latency it measures).
+The generator also reports how late its own event loops wake (their lag is inside every latency they
+measure); --procs splits the tables between that many generator processes (default 2), so that one
+process's stalls do not reach every table's measurement.
 
 Loopback only; every run is bounded by --seconds (plus set-up), and the server is stopped at the end.
 """
@@ -237,7 +239,7 @@ class Guests:
         return str(r.json()["token"])
 
 
-async def play_tables(server: Server, slot: int, tokens: list[str], args: argparse.Namespace,
+async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse.Namespace,
                       period: float, stats: Stats, stop: asyncio.Event, http: httpx.AsyncClient) -> None:
     """One table slot: play a game; when it ends, start a new table with the same four guests."""
     rng = random.Random(slot)
@@ -317,12 +319,22 @@ def pct(values: list[float], q: float) -> float | None:
     return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
-async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
-                   args: argparse.Namespace) -> dict[str, Any]:
+class Base:
+    """What a generator process needs of the server: its address."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+
+async def generate(base: str, first: int, count: int, period: float, args: argparse.Namespace,
+                   ready: Any, measure: Any, stop_all: Any) -> dict[str, Any]:
+    """One generator process's share: tables ``first`` .. ``first + count - 1``, played until ``stop_all``;
+    latencies are kept while the coordinator's ``measure`` event is set."""
     stats = Stats()
     stop = asyncio.Event()
+    server = Base(base)
     limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(base_url=server.base, timeout=120, limits=limits) as http:
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
         guests = Guests(http)
         sem = asyncio.Semaphore(20)
 
@@ -330,58 +342,122 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
             async with sem:
                 return [await guests.new() for _ in range(4)]
 
-        tokens = await asyncio.gather(*(four() for _ in range(n)))
-        t_setup = time.perf_counter()
+        tokens = await asyncio.gather(*(four() for _ in range(count)))
         slots = []
-        for i in range(n):
-            slots.append(asyncio.create_task(play_tables(server, i, tokens[i], args, period, stats, stop,
-                                                         http)))
-            await asyncio.sleep(args.ramp / n)
-        # Measure the steady state only: every table set up (REST, sockets), then the warm-up.
+        for i in range(count):
+            slots.append(asyncio.create_task(play_tables(server, first + i, tokens[i], args, period, stats,
+                                                         stop, http)))
+            await asyncio.sleep(args.ramp / count)
         deadline = time.perf_counter() + 300
-        while stats.ready < n and time.perf_counter() < deadline:
+        while stats.ready < count and time.perf_counter() < deadline:
             await asyncio.sleep(0.2)
+        ready.put(stats.ready)
+        while not measure.is_set():
+            await asyncio.sleep(0.02)
+        lag_task = asyncio.create_task(watch_lag(stats, stop))
+        stats.measuring = True
+        while measure.is_set():
+            await asyncio.sleep(0.02)
+        stats.measuring = False
+        while not stop_all.is_set():
+            await asyncio.sleep(0.05)
+        stop.set()
+        await asyncio.wait(slots, timeout=30)
+        for task in slots:
+            task.cancel()
+        lag_task.cancel()
+    return {"actor": stats.actor, "others": stats.others, "lag": stats.lag, "actions": stats.actions,
+            "errors": stats.errors, "dropped": stats.dropped, "games": stats.games}
+
+
+def generator_process(base: str, first: int, count: int, period: float, args: argparse.Namespace,
+                      ready: Any, measure: Any, stop_all: Any, results: Any) -> None:
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    results.put(asyncio.run(generate(base, first, count, period, args, ready, measure, stop_all)))
+
+
+async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
+                   args: argparse.Namespace) -> dict[str, Any]:
+    """Start the generator processes (``--procs``, the tables split between them), wait until every table
+    is seated and connected plus the warm-up, then measure the server for ``--seconds``."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    ready, results = ctx.Queue(), ctx.Queue()
+    measure, stop_all = ctx.Event(), ctx.Event()
+    procs = max(1, min(args.procs, n))
+    shares = [n // procs + (1 if i < n % procs else 0) for i in range(procs)]
+    workers = []
+    first = 0
+    t_setup = time.perf_counter()
+    for count in shares:
+        w = ctx.Process(target=generator_process, args=(server.base, first, count, period, args, ready,
+                                                         measure, stop_all, results), daemon=True)
+        w.start()
+        workers.append(w)
+        first += count
+    try:
+        seated = sum([await asyncio.to_thread(ready.get, True, 600) for _ in workers])
+        if seated < n:
+            raise SystemExit(f"only {seated} of {n} tables were seated in time")
         await asyncio.sleep(args.warmup)
         setup = time.perf_counter() - t_setup
         server_proc = psutil.Process(server.proc.pid if server.proc else 0)
         db_procs = pg.processes() if pg is not None else []
-        me = psutil.Process()
+        gen_procs = [psutil.Process(w.pid) for w in workers if w.pid is not None]
         load_before = os.getloadavg()
-        h0 = (await http.get("/api/health")).json()
-        c0 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
-        q0 = run_queue_wait(server_proc.pid)
-        spy = None
-        if args.spy and server.proc is not None:
-            # A sampling profile of the measured window only (not the set-up), in collapsed-stack form.
-            os.makedirs(args.spy, exist_ok=True)
-            mode = "fast" if period == 0 else "human"
-            out = os.path.join(args.spy, f"server-{args.db_name}-{mode}-{n}.txt")
-            exe = Path(sys.executable).with_name("py-spy")
-            spy = subprocess.Popen([str(exe) if exe.exists() else "py-spy", "record", "--pid",
-                                    str(server.proc.pid), "--duration", str(int(args.seconds)),
-                                    "--format", "raw", "--nonblocking", "--rate", "200", "--output", out],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        lag_task = asyncio.create_task(watch_lag(stats, stop))
-        w0 = time.perf_counter()
-        stats.measuring = True
-        await asyncio.sleep(args.seconds)
-        stats.measuring = False
-        wall = time.perf_counter() - w0
-        c1 = (cpu([server_proc]), cpu(db_procs), cpu([me]))
-        q1 = run_queue_wait(server_proc.pid)
-        load_after = os.getloadavg()
-        h1 = (await http.get("/api/health")).json()
+        async with httpx.AsyncClient(base_url=server.base, timeout=120) as http:
+            h0 = (await http.get("/api/health")).json()
+            c0 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
+            q0 = run_queue_wait(server_proc.pid)
+            spy = None
+            if args.spy and server.proc is not None:
+                # A sampling profile of the measured window only (not the set-up), in collapsed-stack form.
+                os.makedirs(args.spy, exist_ok=True)
+                mode = "fast" if period == 0 else "human"
+                out = os.path.join(args.spy, f"server-{args.db_name}-{mode}-{n}.txt")
+                exe = Path(sys.executable).with_name("py-spy")
+                spy = subprocess.Popen([str(exe) if exe.exists() else "py-spy", "record", "--pid",
+                                        str(server.proc.pid), "--duration", str(int(args.seconds)),
+                                        "--format", "raw", "--nonblocking", "--rate", "200", "--output", out],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            w0 = time.perf_counter()
+            measure.set()
+            await asyncio.sleep(args.seconds)
+            measure.clear()
+            wall = time.perf_counter() - w0
+            c1 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
+            q1 = run_queue_wait(server_proc.pid)
+            load_after = os.getloadavg()
+            h1 = (await http.get("/api/health")).json()
         await asyncio.sleep(1.0)  # let the last measured updates arrive
         if spy is not None:
             await asyncio.to_thread(spy.wait)
-        stop.set()
-        await asyncio.wait(slots, timeout=30)
-        for s in slots:
-            s.cancel()
-        lag_task.cancel()
+        stop_all.set()
+        parts = [await asyncio.to_thread(results.get, True, 120) for _ in workers]
+    finally:
+        stop_all.set()
+        for w in workers:
+            await asyncio.to_thread(w.join, 30)
+            if w.is_alive():
+                w.kill()
+    stats = Stats()
+    for part in parts:
+        stats.actor += part["actor"]
+        stats.others += part["others"]
+        stats.lag += part["lag"]
+        stats.actions += part["actions"]
+        stats.dropped += part["dropped"]
+        stats.games += part["games"]
+        for code, count in part["errors"].items():
+            stats.errors[code] = stats.errors.get(code, 0) + count
     everyone = stats.actor + stats.others
     return {
-        "tables": n, "period": period, "seconds": round(wall, 1), "setup_seconds": round(setup, 1),
+        "tables": n, "period": period, "generator_processes": procs, "seconds": round(wall, 1),
+        "setup_seconds": round(setup, 1),
         "actions": stats.actions, "actions_per_s": round(stats.actions / wall, 1),
         "games_finished": stats.games,
         "actor_p50_ms": pct(stats.actor, 0.5), "actor_p99_ms": pct(stats.actor, 0.99),
@@ -403,6 +479,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
                                               - h0.get("journal_write_seconds", 0))
                                       / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
                                       2),
+        "gc_reclaims": h1.get("gc_reclaims", 0) - h0.get("gc_reclaims", 0),
     }
 
 
@@ -417,7 +494,8 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"others p50 {ms(r['others_p50_ms'])} p99 {ms(r['others_p99_ms'])}  max {ms(r['max_ms'])} ms  "
           f"cpu: server {r['server_cpu_pct']}%{db_cpu} generator {r['generator_cpu_pct']}%  "
           f"server loop waiting for a cpu {r['server_runq_wait_pct']}%  "
-          f"generator lag p50 {ms(r['generator_lag_p50_ms'])} p99 {ms(r['generator_lag_p99_ms'])}  "
+          f"generators {r['generator_processes']}, lag p50 {ms(r['generator_lag_p50_ms'])} "
+          f"p99 {ms(r['generator_lag_p99_ms'])}  "
           f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
           f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']} "
           f"busy {r['journal_busy']}",
@@ -488,6 +566,8 @@ def main() -> None:
                         help="PostgreSQL with fsync and synchronous_commit off")
     parser.add_argument("--deflate", action="store_true",
                         help="clients offer permessage-deflate (as browsers do); by default they do not")
+    parser.add_argument("--procs", type=int, default=2,
+                        help="load generator processes (the tables are split between them)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--spy", metavar="DIR",
                         help="sample the server with py-spy during each measured window (collapsed stacks "

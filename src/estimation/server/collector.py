@@ -35,6 +35,8 @@ YOUNG_THRESHOLD = 700
 RECLAIM_GROWTH = 2.0
 #: ... and never more often than this (seconds).
 RECLAIM_MIN_INTERVAL = 60.0
+#: Seconds between looks at the frozen population's size.
+RECLAIM_CHECK_INTERVAL = 10.0
 
 
 @dataclass
@@ -45,6 +47,7 @@ class CollectorPolicy:
     reclaim_seconds: float = 0.0
     frozen_after_reclaim: int = 0
     last_reclaim: float = field(default_factory=time.monotonic)
+    last_check: float = field(default_factory=time.monotonic)
     _in_reclaim: bool = False
     _reclaim_due: bool = False
 
@@ -54,8 +57,14 @@ class CollectorPolicy:
         # The survivors of this middle-generation collection are in the oldest generation now: freeze them
         # there before a full collection would have to look at them.
         gc.freeze()
-        if (self._reclaim_due or gc.get_freeze_count() <= RECLAIM_GROWTH * max(self.frozen_after_reclaim, 1)
-                or time.monotonic() - self.last_reclaim < RECLAIM_MIN_INTERVAL):
+        # Counting the frozen objects walks them all (several milliseconds at 500 tables), so it is done
+        # only now and then, not after every collection.
+        now = time.monotonic()
+        if self._reclaim_due or now - self.last_check < RECLAIM_CHECK_INTERVAL:
+            return
+        self.last_check = now
+        if (now - self.last_reclaim < RECLAIM_MIN_INTERVAL
+                or gc.get_freeze_count() <= RECLAIM_GROWTH * max(self.frozen_after_reclaim, 1)):
             return
         # Not from here: a collection started inside a collector callback does nothing. The event loop runs
         # it next (a collection can also stop in a helper thread, where there is no loop: then a later one).
