@@ -343,10 +343,15 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
                 return [await guests.new() for _ in range(4)]
 
         tokens = await asyncio.gather(*(four() for _ in range(count)))
+        async def slot(i: int) -> None:
+            try:
+                await play_tables(server, first + i, tokens[i], args, period, stats, stop, http)
+            except Exception as exc:  # a table that could not be set up: counted, never silent
+                stats.error(f"slot:{type(exc).__name__}")
+
         slots = []
         for i in range(count):
-            slots.append(asyncio.create_task(play_tables(server, first + i, tokens[i], args, period, stats,
-                                                         stop, http)))
+            slots.append(asyncio.create_task(slot(i)))
             await asyncio.sleep(args.ramp / count)
         deadline = time.perf_counter() + 300
         while stats.ready < count and time.perf_counter() < deadline:
@@ -402,7 +407,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
     try:
         seated = sum([await asyncio.to_thread(ready.get, True, 600) for _ in workers])
         if seated < n:
-            raise SystemExit(f"only {seated} of {n} tables were seated in time")
+            print(f"warning: only {seated} of {n} tables were seated in time; measuring those", flush=True)
         await asyncio.sleep(args.warmup)
         setup = time.perf_counter() - t_setup
         server_proc = psutil.Process(server.proc.pid if server.proc else 0)
@@ -456,7 +461,8 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
             stats.errors[code] = stats.errors.get(code, 0) + count
     everyone = stats.actor + stats.others
     return {
-        "tables": n, "period": period, "generator_processes": procs, "seconds": round(wall, 1),
+        "tables": n, "tables_seated": seated, "period": period, "generator_processes": procs,
+        "seconds": round(wall, 1),
         "setup_seconds": round(setup, 1),
         "actions": stats.actions, "actions_per_s": round(stats.actions / wall, 1),
         "games_finished": stats.games,
