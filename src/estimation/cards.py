@@ -111,6 +111,8 @@ _CARDS: list[Card] = []
 _CARDS.extend(int.__new__(Card, i) for i in range(DECK_SIZE))
 _CARD_TEXT: Final = [RANK_CHARS[i % 13] + SUIT_CHARS[i // 13] for i in range(DECK_SIZE)]
 _TEXT_CARD: Final = {text: _CARDS[i] for i, text in enumerate(_CARD_TEXT)}
+#: ``CARD_TEXTS[card]`` is ``str(card)``, for code that renders many cards (a view renders every card played).
+CARD_TEXTS: Final = tuple(_CARD_TEXT)
 
 #: ``SUIT_BITS[suit]`` is the mask of that suit's 13 cards.
 SUIT_BITS: Final = tuple(SUIT_MASK << (s * RANKS_PER_SUIT) for s in range(4))

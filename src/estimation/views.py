@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .cards import SUITS, Card, cards_of
+from .cards import CARD_TEXTS, SUITS, cards_of
 from .rulesets.base import Phase
 
 if TYPE_CHECKING:
     from .game import Game
+
+
+#: (bit, text) of each suit, for the Avoid markers.
+_SUIT_TEXTS = tuple((int(t), str(t)) for t in SUITS)
 
 
 def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
@@ -34,7 +38,7 @@ def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
         raise ValueError(f"not a seat: {seat!r}")
     return {
         "seat": seat,
-        "hand": None if seat is None else [str(c) for c in cards_of(game.hands[seat])],
+        "hand": None if seat is None else [CARD_TEXTS[c] for c in cards_of(game.hands[seat])],
         "legal": [a.text for a in game.legal_actions()]
         if seat is not None and seat == game.to_move else [],
     }
@@ -46,13 +50,14 @@ def public_view(game: Game) -> dict[str, Any]:
     estimates = list(game.estimates)
     playing = game.phase is Phase.PLAY
     markers = []
+    avoid = game.avoid
     for s in range(4):
         est = estimates[s]
         markers.append({
             "tricks": game.tricks_won[s],
             "estimate": est,
             "bust": est is not None and playing and game.tricks_won[s] > est,
-            "avoid": [str(t) for t in SUITS if game.avoid[s] >> int(t) & 1],
+            "avoid": [text for bit, text in _SUIT_TEXTS if avoid[s] >> bit & 1],
         })
     trick_seats = [(game.leader + i) & 3 for i in range(len(game.trick))]
     over = game.is_over
@@ -80,10 +85,10 @@ def public_view(game: Game) -> dict[str, Any]:
         "trump": str(game.trump) if _trump_known(game) else None,
         "estimates": estimates,
         "estimate_order": list(game.est_order),
-        "trick": [{"seat": s, "card": str(c)} for s, c in zip(trick_seats, game.trick, strict=True)],
+        "trick": [{"seat": s, "card": CARD_TEXTS[c]} for s, c in zip(trick_seats, game.trick, strict=True)],
         "leader": game.leader if playing else None,
         "tricks": [
-            {"leader": lead, "cards": [str(Card(c)) for c in cards], "winner": w}
+            {"leader": lead, "cards": [CARD_TEXTS[c] for c in cards], "winner": w}
             for lead, cards, w in game.trick_log
         ],
         "markers": markers,
