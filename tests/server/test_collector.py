@@ -1,4 +1,4 @@
-"""The server's collector policy: long-lived objects leave the collectors' sight, cycles are still reclaimed."""
+"""The server's collector policy: long-lived objects leave the collectors' sight; cycles are reclaimed."""
 
 from __future__ import annotations
 
