@@ -2,20 +2,19 @@
 
 Most commits are one action at one table: one ``events`` row (the public events, the action id, the action
 text) and the table's new version, nothing else. Tables hand these to the process's :class:`Journal`, which
-writes everything that is waiting in one transaction (one multi-row ``INSERT`` and one ``executemany``
-``UPDATE``) and then resolves each table's future; a table acks and broadcasts only after that. While a
-transaction is in flight the next batch gathers, so under load many tables share a commit and at low load
-a batch is one action with no added wait.
+writes everything that is waiting in one transaction and then, in the same turn of the event loop, calls
+each row's table back (which acks and broadcasts) and resolves its future. While a transaction is in flight
+the next batch gathers, so under load many tables share a commit and at low load a batch is one action
+with no added wait.
 
-On SQLite the batch is written by one thread of the journal's own with the standard library's ``sqlite3``:
-one hand-over to that thread per batch, where SQLAlchemy over aiosqlite would hand each statement (begin,
-insert, update, commit) to a connection thread and back. On PostgreSQL it goes through SQLAlchemy (asyncpg
-is natively async).
+On SQLite the batch is written on the event loop's own thread with the standard library's ``sqlite3``
+(:class:`_SqliteWriter`); on PostgreSQL it is one statement on the journal's own asyncpg connection
+(:class:`_PostgresWriter`); any other database goes through SQLAlchemy.
 
 If a batch fails, each of its rows is retried in a transaction of its own, so one bad row (a table that
 another process also thinks it owns: the ``events`` primary key refuses its version) fails only its own
-table. The game's record is not written here: tables write it, with the seed, as a snapshot on their other
-commits (start, deal boundaries, the end), see ``TableRuntime._commit``.
+table. The action that completes a deal carries the game's record (with the seed) as a snapshot in its row;
+every other commit (start, joins, the end) is a transaction of the table's own, see ``TableRuntime._commit``.
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ class TableRuntime:
         (``seat_part``: its hand and legal actions) once per seat."""
         head, tail = update_frames(self.version, events, self.public())
         game = self.game
-        public = None if game is None else dumps(public_view(game))
+        public = "" if game is None else dumps(public_view(game))
         frames: dict[int | None, str] = {}
         for conn in list(self.conns):
             if conn.closed:
@@ -167,8 +167,7 @@ class TableRuntime:
             seat = conn.seat
             frame = frames.get(seat)
             if frame is None:
-                view = "null" if game is None or public is None else join_objects(
-                    public, dumps(seat_part(game, seat)))
+                view = "null" if game is None else join_objects(public, dumps(seat_part(game, seat)))
                 frame = frames[seat] = head + view + tail
             conn.send_text(frame)
 
@@ -283,8 +282,8 @@ class TableRuntime:
                     self.hub.retire(self)
 
             write: asyncio.Future[Any]
-            plain = action is not None and extra is None and not seats_changed and not finishing
-            if plain and game is not None and action is not None:
+            plain = extra is None and not seats_changed and not finishing  # one action, nothing else moved
+            if plain and action is not None and game is not None:
                 write = self._journal(game, events, seat, action_id, action, publish)
             else:
                 write = asyncio.ensure_future(self._commit(
