@@ -236,14 +236,3 @@ def suit_play_actions(seat: int, suit: int, bits: int) -> tuple[Action, ...]:
         base = suit * 13
         found = cache[bits] = tuple([plays[base + r] for r in RANKS_OF[bits]])
     return found
-
-
-def play_actions(seat: int, mask: int) -> tuple[Action, ...]:
-    """The play actions of ``seat`` for every card in ``mask``, low card first (cached per suit)."""
-    clubs, diamonds, hearts, spades = SUIT_PLAYS[seat]
-    try:
-        return (clubs[mask & 0x1FFF] + diamonds[(mask >> 13) & 0x1FFF] + hearts[(mask >> 26) & 0x1FFF]
-                + spades[mask >> 39])
-    except KeyError:  # a holding not seen yet in some suit
-        return (suit_play_actions(seat, 0, mask & 0x1FFF) + suit_play_actions(seat, 1, (mask >> 13) & 0x1FFF)
-                + suit_play_actions(seat, 2, (mask >> 26) & 0x1FFF) + suit_play_actions(seat, 3, mask >> 39))
