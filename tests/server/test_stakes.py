@@ -125,6 +125,12 @@ def test_egyptian_leaver_ends_the_match_and_forfeits(server: ServerProcess) -> N
         assert ended["payout"] == {"0": 20, "1": 0}
         await pa.close()
         await pb.close()
+        # A client that (re)connects after the end, on any device, gets the split in the table's facts.
+        late = Player(server, tid, a.token)
+        snapshot = await late.connect()
+        assert snapshot["table"]["status"] == "finished"
+        assert snapshot["table"]["payout"] == {"0": 20, "1": 0}
+        await late.close()
 
     run(main())
     record = a.ok(a.get(f"/api/tables/{tid}/record"))

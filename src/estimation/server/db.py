@@ -1,8 +1,9 @@
 """The database: one async engine, sessions, and migrations on start.
 
 SQLite is the default (a file, created and migrated on first start); ``postgresql+asyncpg://`` URLs run the
-same code on PostgreSQL. SQLite gets WAL and a busy timeout so that the several tables writing at once wait
-for each other instead of failing with "database is locked".
+same code on PostgreSQL. SQLite gets WAL, and its statements run inline on the event loop's thread
+(:mod:`.sqlite_inline`: a transaction's writes then take one turn of the loop, so the tables and the lobby
+never wait for each other's write lock across turns).
 """
 
 from __future__ import annotations
@@ -12,16 +13,22 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from .sqlite_inline import inline_creator
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
 def make_engine(url: str) -> AsyncEngine:
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        database = make_url(url).database
+        if database and database != ":memory:":  # a file: every statement inline on the loop's thread
+            engine = create_async_engine(url, async_creator=inline_creator(database))
+        else:
+            engine = create_async_engine(url, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

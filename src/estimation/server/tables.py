@@ -125,7 +125,7 @@ class TableRuntime:
             "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
             "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
             "turn_seconds": self.rules.turn_seconds, "status": self.status, "version": self.version,
-            "pot": self.pot,
+            "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
             "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
                        "staked": s.staked, "away": s.away, "left": s.left} for i, s in enumerate(self.seats)],
         }
@@ -324,14 +324,31 @@ class TableRuntime:
             gone.add(int(self.game.ended["seat"]))
         return gone
 
+    def _pot_split(self) -> dict[int, int]:
+        """Coins per staking seat once the game is over (ruling 11). Derived, not stored: nobody can leave a
+        finished table, so the leavers, the stakers and the totals no longer change."""
+        game = self.game
+        assert game is not None
+        leavers = self._leavers()
+        stakers = [i for i, s in enumerate(self.seats) if s.staked and s.account_id is not None]
+        return split_pot(self.rules.stake, stakers, game.totals, [s for s in stakers if s in leavers])
+
+    def _payout_text(self) -> dict[str, int] | None:
+        """The pot split as clients see it (seat as text -> coins), None at an unstaked table. It is in the
+        ``over`` event and in the table's public facts, so a client that reconnects after the end (or opens
+        the table on another device) shows the split too."""
+        if self.game is None:
+            return None
+        return {str(k): v for k, v in self._pot_split().items()} or None
+
     def _with_finish(self, extra: Callable[[AsyncSession], Awaitable[None]] | None,
                      events: list[dict[str, Any]]) -> Callable[[AsyncSession], Awaitable[None]]:
         """The finishing transaction: whatever the change wrote, plus the payout and the history rows."""
         game = self.game
         assert game is not None
         leavers = self._leavers()
-        stakers = [i for i, s in enumerate(self.seats) if s.staked and s.account_id is not None]
-        coins = split_pot(self.rules.stake, stakers, game.totals, [s for s in stakers if s in leavers])
+        coins = self._pot_split()
+        stakers = list(coins)
         payouts = {seat: (self.seats[seat].account_id or 0, c) for seat, c in coins.items()}
         humans = {i: (s.account_id, i in leavers) for i, s in enumerate(self.seats)
                   if s.account_id is not None}

@@ -130,6 +130,7 @@ export class TablePage {
         this.lastVersion = msg.version;
         this.table = msg.table;
         this.view = msg.view;
+        if (msg.table.payout) this.payout = msg.table.payout; // a finished table: its pot split
         this.queue = [];
         for (const b of msg.events || []) this.noteEvents(b.events);
         this.show(msg.view, msg.version);
@@ -497,7 +498,9 @@ export class TablePage {
       h("ol", { class: "places" }, order.map((s) => h("li", { "data-seat": s },
         h("strong", {}, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
         pay && pay[s] !== undefined ? ` · ${t("payout")}: ${pay[s]}` : ""))),
-      this.table && this.table.stake ? h("p", {}, t("pot", { n: this.table.pot })) : null,
+      // The pot played for: once paid, the table's pot is empty and the split adds up to it.
+      this.table && this.table.stake
+        ? h("p", {}, t("pot", { n: pay ? Object.values(pay).reduce((a, b) => a + b, 0) : this.table.pot })) : null,
       last ? breakdownTable(last, v.players, v.ruleset) : null,
       h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals),
       h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")));
