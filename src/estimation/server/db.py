@@ -25,8 +25,9 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 def make_engine(url: str) -> AsyncEngine:
     if url.startswith("sqlite"):
         database = make_url(url).database
-        if database and database != ":memory:":  # a file: every statement inline on the loop's thread
-            engine = create_async_engine(url, async_creator=inline_creator(database))
+        inline = bool(database) and database != ":memory:"
+        if inline:  # a file: every statement inline on the loop's thread
+            engine = create_async_engine(url, async_creator=inline_creator(str(database)))
         else:
             engine = create_async_engine(url, connect_args={"timeout": 30})
 
@@ -36,6 +37,10 @@ def make_engine(url: str) -> AsyncEngine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
+            if inline:
+                # A checkpoint (with its fsyncs) must not run on the loop's thread at some commit: the
+                # journal runs them in the background and counts these connections' commits too.
+                cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()
 
         return engine

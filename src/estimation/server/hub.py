@@ -34,13 +34,19 @@ log = logging.getLogger("estimation.server")
 GIL_SWITCH_INTERVAL = 0.0005
 
 
+#: Finished tables freed per turn of the event loop when the sweep evicts them (freeing 250 games in one
+#: turn took 140 ms, and every table in play waited for it).
+EVICT_PER_TURN = 25
+
+
 def quick_handovers() -> None:
     """Let threads take their turn at the GIL ten times as often as CPython's default.
 
-    The lobby's transactions (SQLAlchemy over aiosqlite) run on a connection thread that needs the GIL back
-    after every statement, and a bot thinks in a thread: with the default 5 ms interval a busy event loop
-    kept each of those hand-overs waiting up to 5 ms, so a table's join or a game's last commit took hundreds
-    of milliseconds at 500 tables, and every table waited behind it for the database's one writer.
+    A bot thinks in a thread, passwords are hashed in one, and SQLite's checkpoints run in one: with the
+    default 5 ms interval a busy event loop kept each of those threads waiting up to 5 ms for every turn at
+    the GIL (and the loop as long when a thread had it). Before SQLite's statements ran inline
+    (:mod:`.sqlite_inline`), the lobby's transactions ran on aiosqlite's threads too, and this alone took a
+    game's last commit from hundreds of milliseconds to tens at 500 tables.
     """
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
@@ -144,9 +150,14 @@ class Hub:
             runtime = await self.get(table_id)
             if runtime is not None:
                 await runtime.abandon("not filled in time")
-        for table_id, runtime in list(self.runtimes.items()):
-            if runtime.status in ("finished", "abandoned") and not runtime.conns:
-                self.runtimes.pop(table_id, None)
+        done = [t for t, r in self.runtimes.items() if r.status in ("finished", "abandoned") and not r.conns]
+        for n, table_id in enumerate(done, 1):
+            runtime = self.runtimes.get(table_id)
+            if runtime is not None and not runtime.conns:  # nobody came back meanwhile
+                self.runtimes.pop(table_id)
+            del runtime  # freed here: a game is thousands of objects, a sweep can free hundreds of games
+            if n % EVICT_PER_TURN == 0:
+                await asyncio.sleep(0)  # let the tables in play have the loop between batches
 
     async def _sweep_forever(self) -> None:
         while True:

@@ -75,14 +75,16 @@ class _SqliteWriter:
     batch take 5 to 50 ms at 200 to 500 tables. Two things could make the loop wait, and neither is allowed
     to:
 
-    * Another connection holding SQLite's write lock (a lobby transaction through SQLAlchemy). The loop's
-      connection has no busy timeout: ``BEGIN IMMEDIATE`` fails at once, and the journal tries again a
-      moment later (:meth:`Journal._write`), leaving the loop free meanwhile, so that the lock's holder gets
-      the GIL it needs to finish. (A fallback thread that waited for the lock was tried: under load it took
-      seconds a batch, GIL hand-over by GIL hand-over, and every table waited behind it.)
-    * Checkpoints (copying the WAL into the database file, with an ``fsync``). The loop's connection has
-      ``wal_autocheckpoint`` off; every ``CHECKPOINT_ROWS`` rows a ``PASSIVE`` checkpoint runs on the
-      ``checkpointer`` thread's connection, which never blocks a writer.
+    * Another connection holding SQLite's write lock. The process's other connections run their statements
+      inline too (:mod:`.sqlite_inline`), so a transaction of theirs holds the lock only within a turn of
+      the loop and the journal cannot meet it; another process can. The loop's connection has no busy
+      timeout: ``BEGIN IMMEDIATE`` fails at once, and the journal tries again a moment later
+      (:meth:`Journal._write`), leaving the loop free meanwhile. (A fallback thread that waited for the
+      lock was tried: under load it took seconds a batch, and every table waited behind it.)
+    * Checkpoints (copying the WAL into the database file, with an ``fsync``). Every connection of the
+      process has ``wal_autocheckpoint`` off; every ``CHECKPOINT_ROWS`` commits (journal rows and the other
+      connections' transactions) a ``PASSIVE`` checkpoint runs on the ``checkpointer`` thread's
+      connection, which never blocks a writer.
     """
 
     INSERT = ("INSERT INTO events (table_id, version, seat, action_id, action, data) "
@@ -227,6 +229,10 @@ class Journal:
         self.write_lock = write_lock
         path = engine.url.database if engine.dialect.name == "sqlite" else None
         self._sqlite = _SqliteWriter(path) if path and path != ":memory:" else None
+        if self._sqlite is not None:
+            # The lobby's and the tables' own commits grow the WAL as well (their connections have
+            # automatic checkpoints off, see ``db.make_engine``): count them towards the next checkpoint.
+            sa.event.listen(engine.sync_engine, "commit", self._counted_commit)
         self._postgres = (_PostgresWriter(engine.url) if engine.dialect.name == "postgresql"
                           and engine.url.drivername == "postgresql+asyncpg" else None)
         self._waiting: list[tuple[JournalRow, asyncio.Future[None], Callable[[], None]]] = []
@@ -236,6 +242,10 @@ class Journal:
         self.batches = 0
         self.rows = 0
         self.write_seconds = 0.0
+
+    def _counted_commit(self, _connection: Any) -> None:
+        assert self._sqlite is not None
+        self._sqlite.written(1)
 
     def start(self) -> None:
         self._closing = False
@@ -267,7 +277,9 @@ class Journal:
     @contextlib.asynccontextmanager
     async def writing(self) -> AsyncIterator[None]:
         """SQLite has one writer at a time: the tables' own transactions take turns here instead of meeting
-        each other in SQLite's busy handler, which sleeps. (The SQLite journal does not take this turn; see
+        each other in SQLite's busy handler, which would sleep on the loop's thread. (Their statements run
+        inline, so a transaction with no other await between its writes finishes within one turn anyway;
+        the turn keeps that true for one that does. The SQLite journal does not take it; see
         :meth:`_write`.) PostgreSQL needs no such turn (``write_lock`` is None)."""
         if self.write_lock is None:
             yield
@@ -277,11 +289,9 @@ class Journal:
 
     async def _write(self, rows: list[JournalRow]) -> None:
         if self._sqlite is not None:
-            # Not in the ``writing`` turn: the tables' own transactions take it for their whole length (every
-            # statement a hand-over to aiosqlite's thread, tens of milliseconds under load), while SQLite's
-            # lock is theirs only from their first write to their commit. Trying the lock directly lets the
-            # journal's sub-millisecond batches go in between; they in turn wait in SQLite's busy handler,
-            # in their own thread, only while a batch is being written.
+            # Not in the ``writing`` turn: that orders the tables' own transactions, which may wait in it
+            # across turns of the loop, while SQLite's lock is theirs only from their first write to their
+            # commit, within one turn. Trying the lock directly never waits for them.
             waited, pause = 0.0, 0.001
             while not self._sqlite.write_on_loop(rows):
                 self._sqlite.busy += 1

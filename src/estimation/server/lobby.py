@@ -125,8 +125,9 @@ class TableOut(BaseModel):
     version: int
     pot: int
     payout: dict[str, int] | None = Field(
-        None, description="A finished staked table's pot split (seat -> coins, RULES.md koutchina "
-                          "ruling 11); null before the end, at unstaked tables, and in listings.")
+        default=None,
+        description="A finished staked table's pot split (seat -> coins, RULES.md koutchina ruling 11); "
+                    "null before the end, at unstaked tables, and in listings.")
     seats: list[SeatOut]
     invite_code: str | None = Field(None, description="Shown only to the table's creator.")
 
