@@ -9,6 +9,7 @@ turn, and keeps those somebody still watches.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from sqlalchemy import select, text
@@ -18,88 +19,83 @@ from estimation.server.hub import EVICT_PER_TURN, Hub
 from estimation.server.models import Table
 
 
-def _hub(tmp_path: Path) -> Hub:
-    return Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"))
+def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]]) -> None:
+    """Run ``body`` with a started hub on a fresh SQLite file, and stop the hub whatever happens."""
+
+    async def main() -> None:
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"))
+        await hub.start()
+        try:
+            await body(hub)
+        finally:
+            await hub.stop()
+
+    asyncio.run(main())
 
 
 def test_sqlite_transactions_run_within_one_turn_of_the_loop(tmp_path: Path) -> None:
-    async def main() -> None:
-        hub = _hub(tmp_path)
-        await hub.start()
-        try:
-            ticks = 0
+    async def body(hub: Hub) -> None:
+        ticks = 0
 
-            async def ticker() -> None:
-                nonlocal ticks
-                while True:
-                    await asyncio.sleep(0)
-                    ticks += 1
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0)
+                ticks += 1
 
-            task = asyncio.create_task(ticker())
-            await asyncio.sleep(0)
-            async with hub.session() as db:
-                # A whole write transaction, then a read: no other task gets a turn in between. (Closing
-                # the session does yield: SQLAlchemy shields the close in a task of its own.)
-                before = ticks
-                async with db.begin():
-                    await db.execute(text("CREATE TABLE IF NOT EXISTS probe (n INTEGER)"))
-                    await db.execute(text("INSERT INTO probe VALUES (1), (2), (3)"))
-                total = await db.scalar(text("SELECT sum(n) FROM probe"))
-                assert ticks == before
-            assert total == 6
-            task.cancel()
-        finally:
-            await hub.stop()
+        task = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        async with hub.session() as db:
+            # A whole write transaction, then a read: no other task gets a turn in between. (Closing
+            # the session does yield: SQLAlchemy shields the close in a task of its own.)
+            before = ticks
+            async with db.begin():
+                await db.execute(text("CREATE TABLE IF NOT EXISTS probe (n INTEGER)"))
+                await db.execute(text("INSERT INTO probe VALUES (1), (2), (3)"))
+            total = await db.scalar(text("SELECT sum(n) FROM probe"))
+            assert ticks == before
+        assert total == 6
+        task.cancel()
 
-    asyncio.run(main())
+    with_hub(tmp_path, body)
 
 
 def test_the_sweep_frees_finished_tables_nobody_watches(tmp_path: Path) -> None:
-    async def main() -> None:
-        hub = _hub(tmp_path)
-        await hub.start()
-        try:
-            async with hub.session() as db, db.begin():
-                creator = (await auth.create_guest(db, "Sweeper")).id
-            count = 2 * EVICT_PER_TURN + 3
-            runtimes = [await hub.create_table(creator, "koutchina", "micro", 0, False, [], "random", 0)
-                        for _ in range(count)]
-            watched, still_open = runtimes[0], runtimes[1]
-            for r in runtimes[2:]:
-                r.status = "finished"
-            watched.status = "finished"
-            watched.conns.add(object())  # type: ignore[arg-type]  # somebody is still looking at it
-            await hub.sweep()
-            assert set(hub.runtimes) == {watched.id, still_open.id}
-            async with hub.session() as db:  # freeing memory deletes nothing
-                stored = (await db.scalars(select(Table.id))).all()
-            assert len(stored) == count
-            watched.conns.clear()
-        finally:
-            await hub.stop()
+    async def body(hub: Hub) -> None:
+        async with hub.session() as db, db.begin():
+            creator = (await auth.create_guest(db, "Sweeper")).id
+        count = 2 * EVICT_PER_TURN + 3
+        runtimes = [await hub.create_table(creator, "koutchina", "micro", 0, False, [], "random", 0)
+                    for _ in range(count)]
+        watched, still_open = runtimes[0], runtimes[1]
+        for r in runtimes[2:]:
+            r.status = "finished"
+        watched.status = "finished"
+        watched.conns.add(object())  # type: ignore[arg-type]  # somebody is still looking at it
+        await hub.sweep()
+        assert set(hub.runtimes) == {watched.id, still_open.id}
+        async with hub.session() as db:  # freeing memory deletes nothing
+            stored = (await db.scalars(select(Table.id))).all()
+        assert len(stored) == count
+        watched.conns.clear()
 
-    asyncio.run(main())
+    with_hub(tmp_path, body)
 
 
 def test_sqlite_checkpoints_run_in_the_background_counting_every_commit(tmp_path: Path) -> None:
-    async def main() -> None:
-        hub = _hub(tmp_path)
-        await hub.start()
-        try:
-            writer = hub.journal._sqlite
-            assert writer is not None
-            writer.CHECKPOINT_ROWS = 5  # type: ignore[misc]
-            async with hub.session() as db:
-                # No connection of this process checkpoints by itself at a commit (on the loop's thread).
-                assert await db.scalar(text("PRAGMA wal_autocheckpoint")) == 0
-            before = writer.checkpoints
-            for name in "abcdef":  # lobby transactions, no journal rows: they count all the same
-                async with hub.session() as db, db.begin():
-                    await auth.create_guest(db, name)
-            assert writer.checkpoint is not None
-            await writer.checkpoint
-            assert writer.checkpoints == before + 1
-        finally:
-            await hub.stop()
+    async def body(hub: Hub) -> None:
+        writer = hub.journal._sqlite
+        assert writer is not None
+        writer.CHECKPOINT_ROWS = 5  # type: ignore[misc]
+        async with hub.session() as db:
+            # No connection of this process checkpoints by itself at a commit (on the loop's thread).
+            assert await db.scalar(text("PRAGMA wal_autocheckpoint")) == 0
+        before = writer.checkpoints
+        for name in "abcdef":  # lobby transactions, no journal rows: they count all the same
+            async with hub.session() as db, db.begin():
+                await auth.create_guest(db, name)
+        assert writer.checkpoint is not None
+        await writer.checkpoint
+        assert writer.checkpoints == before + 1
 
-    asyncio.run(main())
+    with_hub(tmp_path, body)
