@@ -150,14 +150,29 @@ class Stats:
     ready: int = 0
     #: How late this generator's own event loop wakes a 10 ms sleep (its lag is part of every latency).
     lag: list[float] = field(default_factory=list)
+    #: The slowest samples, to tell a stuck table from a stalled process: (seconds, wall clock time, table
+    #: id, version, the table's actions so far).
+    slowest: list[tuple[float, float, int, int, int]] = field(default_factory=list)
+
+    def sample(self, into: list[float], seconds: float, table: TableState, version: int) -> None:
+        into.append(seconds)
+        if seconds > SLOW_SAMPLE:
+            self.slowest.append((seconds, time.time(), table.id, version, table.actions))
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
 
 
+#: Samples slower than this (seconds) are kept with where and when they happened.
+SLOW_SAMPLE = 0.5
+
+
 @dataclass
 class TableState:
     period: float
+    id: int = 0
+    #: Actions sent at this table so far (a slow first action points at the table's set-up).
+    actions: int = 0
     last_sent: float = 0.0
     #: (version the action will commit as, seat that sent it, when it was sent, measured?)
     pending: tuple[int, int, float, bool] | None = None
@@ -192,8 +207,8 @@ class Client:
                 if pending is not None and version >= pending[0] > self.seen:
                     self.seen = pending[0]
                     if pending[3] and version == pending[0]:
-                        (self.stats.actor if pending[1] == self.seat else self.stats.others).append(
-                            now - pending[2])
+                        self.stats.sample(self.stats.actor if pending[1] == self.seat else self.stats.others,
+                                          now - pending[2], self.table, version)
                 view = msg.get("view")
                 if view is None:
                     continue
@@ -217,6 +232,7 @@ class Client:
             sent = time.perf_counter()
             self.table.last_sent = sent
             self.table.pending = (version + 1, self.seat, sent, self.stats.measuring)
+            self.table.actions += 1
             await self.ws.send(json.dumps({"type": "action", "id": f"b{self.ids}", "action": text,
                                            "version": version}))
             if self.stats.measuring:
@@ -255,7 +271,8 @@ async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse
             r = await http.post(f"/api/tables/{tid}/join", headers={"Authorization": f"Bearer {token}"},
                                 json={"seat": seat})
             r.raise_for_status()
-        table = TableState(period=period, last_sent=time.perf_counter() - rng.random() * period)
+        table = TableState(period=period, id=tid,
+                           last_sent=time.perf_counter() - rng.random() * period)
         sockets: list[ClientConnection] = []
         clients: list[Client] = []
         try:
@@ -372,7 +389,7 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
             task.cancel()
         lag_task.cancel()
     return {"actor": stats.actor, "others": stats.others, "lag": stats.lag, "actions": stats.actions,
-            "errors": stats.errors, "dropped": stats.dropped, "games": stats.games}
+            "errors": stats.errors, "dropped": stats.dropped, "games": stats.games, "slowest": stats.slowest}
 
 
 def generator_process(base: str, first: int, count: int, period: float, args: argparse.Namespace,
@@ -457,6 +474,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         stats.actions += part["actions"]
         stats.dropped += part["dropped"]
         stats.games += part["games"]
+        stats.slowest += [tuple(x) for x in part["slowest"]]
         for code, count in part["errors"].items():
             stats.errors[code] = stats.errors.get(code, 0) + count
     everyone = stats.actor + stats.others
@@ -470,6 +488,8 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "others_p50_ms": pct(stats.others, 0.5), "others_p99_ms": pct(stats.others, 0.99),
         "all_p99_ms": pct(everyone, 0.99), "max_ms": pct(everyone, 1.0),
         "samples": len(everyone),
+        # Over 0.5 s, slowest first (at most 20): seconds, wall clock, table, version, table's actions so far.
+        "slowest": sorted(stats.slowest, reverse=True)[:20],
         "generator_lag_p50_ms": pct(stats.lag, 0.5), "generator_lag_p99_ms": pct(stats.lag, 0.99),
         "server_cpu_pct": round(100 * (c1[0] - c0[0]) / wall, 1),
         "db_cpu_pct": round(100 * (c1[1] - c0[1]) / wall, 1) if pg is not None else None,
@@ -506,6 +526,9 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']} "
           f"busy {r['journal_busy']}",
           flush=True)
+    for seconds, _wall, table, version, done in r["slowest"][:3]:
+        print(f"  slow: {1000 * seconds:.0f} ms at table {table}, version {version}, its action {done}",
+              flush=True)
 
 
 def profile(args: argparse.Namespace, db: str, n: int, mode: str) -> str | None:
