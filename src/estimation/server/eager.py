@@ -14,9 +14,7 @@ waiting on a future, return an awaitable that goes on from there (to be wrapped 
 from __future__ import annotations
 
 from collections.abc import Coroutine, Generator
-from typing import Any, TypeVar
-
-T = TypeVar("T")
+from typing import Any
 
 
 class Started:
@@ -25,7 +23,7 @@ class Started:
     coroutine what the task would have sent, and throws into it what would have been thrown, such as a
     cancellation)."""
 
-    def __init__(self, coroutine: Coroutine[Any, Any, T], waiting: Any) -> None:
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], waiting: Any) -> None:
         self._coroutine = coroutine
         self._waiting = waiting
 
@@ -44,10 +42,6 @@ class Started:
                 signal = self._coroutine.send(value)
             except StopIteration as stop:
                 return stop.value
-
-    def close(self) -> None:
-        """Abandon the coroutine (when its task will never run it, e.g. the loop is closing)."""
-        self._coroutine.close()
 
 
 def start_now(coroutine: Coroutine[Any, Any, Any]) -> Started | None:
