@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -148,6 +149,8 @@ class Stats:
     games: int = 0
     #: Tables whose four clients are connected (each slot counts its first table once).
     ready: int = 0
+    #: Slots whose first table could not be set up (given up after ``SETUP_TRIES``).
+    failed: int = 0
     #: How late this generator's own event loop wakes a 10 ms sleep (its lag is part of every latency).
     lag: list[float] = field(default_factory=list)
     #: The slowest samples, to tell a stuck table from a stalled process: (seconds, wall clock time, table
@@ -165,6 +168,8 @@ class Stats:
 
 #: Samples slower than this (seconds) are kept with where and when they happened.
 SLOW_SAMPLE = 0.5
+#: Tries to set up a slot's table (an HTTP error in the set-up starts it again with a new table).
+SETUP_TRIES = 3
 
 
 @dataclass
@@ -350,7 +355,9 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
     stats = Stats()
     stop = asyncio.Event()
     server = Base(base)
-    limits = httpx.Limits(max_connections=50)
+    # Pooled connections expire before uvicorn's keep-alive (5 s) closes them: reusing one the server is
+    # closing that moment fails the request with a read error.
+    limits = httpx.Limits(max_connections=50, keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
         guests = Guests(http)
         sem = asyncio.Semaphore(20)
@@ -361,18 +368,28 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
 
         tokens = await asyncio.gather(*(four() for _ in range(count)))
         async def slot(i: int) -> None:
-            try:
-                await play_tables(server, first + i, tokens[i], args, period, stats, stop, http)
-            except Exception as exc:  # a table that could not be set up: counted, never silent
-                stats.error(f"slot:{type(exc).__name__}")
+            for attempt in range(SETUP_TRIES):
+                try:
+                    await play_tables(server, first + i, tokens[i], args, period, stats, stop, http)
+                    return
+                except Exception as exc:  # a table that could not be set up: counted, never silent
+                    stats.error(f"slot:{type(exc).__name__}")
+                    if attempt == SETUP_TRIES - 1 or stop.is_set():
+                        stats.failed += 1
+                        return
+                    await asyncio.sleep(1.0)
 
         slots = []
         for i in range(count):
             slots.append(asyncio.create_task(slot(i)))
             await asyncio.sleep(args.ramp / count)
         deadline = time.perf_counter() + 300
-        while stats.ready < count and time.perf_counter() < deadline:
+        while stats.ready + stats.failed < count and time.perf_counter() < deadline:
             await asyncio.sleep(0.2)
+        # The tables, sockets and guests made so far live to the end: out of the collector's sight, so that
+        # the generator's own collections (inside every latency it measures) stay short.
+        gc.collect()
+        gc.freeze()
         ready.put(stats.ready)
         while not measure.is_set():
             await asyncio.sleep(0.02)
@@ -478,6 +495,10 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         for code, count in part["errors"].items():
             stats.errors[code] = stats.errors.get(code, 0) + count
     everyone = stats.actor + stats.others
+
+    def delta(key: str) -> float:
+        return float(h1.get(key, 0) - h0.get(key, 0))
+
     return {
         "tables": n, "tables_seated": seated, "period": period, "generator_processes": procs,
         "seconds": round(wall, 1),
@@ -506,6 +527,14 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
                                       / max(1, h1.get("journal_batches", 0) - h0.get("journal_batches", 0)),
                                       2),
         "gc_reclaims": h1.get("gc_reclaims", 0) - h0.get("gc_reclaims", 0),
+        # SQLite's writer turn (the tables' own transactions): turns taken, mean and worst wait for one,
+        # the longest held (these two since the server started), turns held over 50 ms, waits over 100 ms.
+        "writer_turns": delta("writer_turns"),
+        "writer_wait_mean_ms": round(1000 * delta("writer_wait_seconds") / max(1, delta("writer_turns")), 2),
+        "writer_wait_max_ms": h1.get("writer_wait_max_ms"),
+        "writer_hold_max_ms": h1.get("writer_hold_max_ms"),
+        "writer_slow_turns": delta("writer_slow_turns"),
+        "writer_slow_waits": delta("writer_slow_waits"),
     }
 
 
@@ -524,7 +553,10 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"p99 {ms(r['generator_lag_p99_ms'])}  "
           f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
           f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']} "
-          f"busy {r['journal_busy']}",
+          f"busy {r['journal_busy']}  writer turns {r['writer_turns']:.0f} "
+          f"wait mean {r['writer_wait_mean_ms']} max {r['writer_wait_max_ms']} "
+          f"hold max {r['writer_hold_max_ms']} ms, held >50 ms {r['writer_slow_turns']:.0f}, "
+          f"waited >100 ms {r['writer_slow_waits']:.0f}",
           flush=True)
     for seconds, _wall, table, version, done in r["slowest"][:3]:
         print(f"  slow: {1000 * seconds:.0f} ms at table {table}, version {version}, its action {done}",

@@ -223,6 +223,43 @@ class _PostgresWriter:
             self.conn = None
 
 
+@dataclass(slots=True)
+class TurnStats:
+    """How the tables' own transactions fared in the writer's turn (SQLite): a turn held across turns of
+    the loop makes every later join, start and game end wait, so the health endpoint shows it."""
+
+    count: int = 0
+    wait_seconds: float = 0.0
+    wait_max: float = 0.0
+    hold_max: float = 0.0
+    #: Turns held longer than ``SLOW_TURN`` (a transaction that waited inside its turn), and waits for a
+    #: turn longer than ``SLOW_WAIT``.
+    slow: int = 0
+    slow_waits: int = 0
+
+    def taken(self, waited: float, held: float) -> None:
+        self.count += 1
+        self.wait_seconds += waited
+        self.wait_max = max(self.wait_max, waited)
+        self.hold_max = max(self.hold_max, held)
+        if held > SLOW_TURN:
+            self.slow += 1
+        if waited > SLOW_WAIT:
+            self.slow_waits += 1
+
+    def stats(self) -> dict[str, Any]:
+        return {"writer_turns": self.count, "writer_wait_seconds": round(self.wait_seconds, 6),
+                "writer_wait_max_ms": round(1000 * self.wait_max, 3),
+                "writer_hold_max_ms": round(1000 * self.hold_max, 3), "writer_slow_turns": self.slow,
+                "writer_slow_waits": self.slow_waits}
+
+
+#: A writer's turn held longer than this, or waited for longer than that (seconds), is counted in the
+#: health figures.
+SLOW_TURN = 0.05
+SLOW_WAIT = 0.1
+
+
 class Journal:
     def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None) -> None:
         self.engine = engine
@@ -242,6 +279,7 @@ class Journal:
         self.batches = 0
         self.rows = 0
         self.write_seconds = 0.0
+        self.turns = TurnStats()
 
     def _counted_commit(self, _connection: Any) -> None:
         assert self._sqlite is not None
@@ -283,9 +321,14 @@ class Journal:
         :meth:`_write`.) PostgreSQL needs no such turn (``write_lock`` is None)."""
         if self.write_lock is None:
             yield
-        else:
-            async with self.write_lock:
+            return
+        asked = time.perf_counter()
+        async with self.write_lock:
+            taken = time.perf_counter()
+            try:
                 yield
+            finally:
+                self.turns.taken(taken - asked, time.perf_counter() - taken)
 
     async def _write(self, rows: list[JournalRow]) -> None:
         if self._sqlite is not None:
@@ -356,6 +399,7 @@ class Journal:
         if self._sqlite is not None:
             out["journal_busy"] = self._sqlite.busy
             out["journal_checkpoints"] = self._sqlite.checkpoints
+            out.update(self.turns.stats())
         return out
 
 
