@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from estimation.server.connection import Connection
-from estimation.server.eager import Started, start_now
+from estimation.server.eager import Started, eager_future, start_now
 
 
 def run(coro: Any) -> Any:
@@ -200,5 +200,51 @@ def test_a_socket_that_fails_closes_the_connection() -> None:
         assert conn.closed
         await conn.finish()
         assert sock.sent == [] and sock.closed_with == 1000
+
+    run(main())
+
+
+def test_eager_future_is_done_at_once_when_the_coroutine_never_waits() -> None:
+    async def main() -> None:
+        async def value() -> int:
+            return 7
+
+        async def broken() -> int:
+            raise ValueError("bad row")
+
+        done = eager_future(value())
+        assert done.done() and done.result() == 7
+        failed = eager_future(broken())
+        assert failed.done() and isinstance(failed.exception(), ValueError)
+
+    run(main())
+
+
+def test_eager_future_becomes_a_task_where_the_coroutine_waits_and_ignores_the_callers_cancel() -> None:
+    steps: list[str] = []
+
+    async def main() -> None:
+        gate: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def work() -> int:
+            steps.append("ran now")
+            got = await gate
+            steps.append("went on")
+            return got + 1
+
+        async def caller() -> int:
+            future = eager_future(work())
+            assert steps == ["ran now"] and not future.done()
+            return await asyncio.shield(future)
+
+        task = asyncio.create_task(caller())
+        await asyncio.sleep(0)
+        task.cancel()  # the caller goes away; the work it started goes on
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        gate.set_result(41)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert steps == ["ran now", "went on"]
 
     run(main())

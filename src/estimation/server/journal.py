@@ -318,7 +318,11 @@ class Journal:
         each other in SQLite's busy handler, which would sleep on the loop's thread. (Their statements run
         inline, so a transaction with no other await between its writes finishes within one turn anyway;
         the turn keeps that true for one that does. The SQLite journal does not take it; see
-        :meth:`_write`.) PostgreSQL needs no such turn (``write_lock`` is None)."""
+        :meth:`_write`.) PostgreSQL needs no such turn (``write_lock`` is None).
+
+        Nothing may wait while holding it: an ``asyncio.Lock`` is handed to the next waiter in a later turn
+        of the loop, so once a queue forms it moves one transaction per turn (30-50 ms at 500 tables) and
+        stays formed while more arrive than that. ``TurnStats`` (in ``/api/health``) shows the waits."""
         if self.write_lock is None:
             yield
             return
