@@ -7,13 +7,22 @@
 Starts a real `estimation serve` subprocess on 127.0.0.1 (a fresh SQLite file, or a fresh PostgreSQL
 database), then for each N in --tables: N tables (created over REST by four guests each, ``koutchina``
 ``micro`` by default, no bots, no clock) whose four clients play one action per second per table, as
-humans do; a table that ends is replaced by a new one. After --warmup seconds it measures for --seconds:
+humans do; a table that ends is replaced by a new one (created and joined over REST by the same four
+guests). After --warmup seconds it measures for --seconds:
 
 * action-to-broadcast latency: from sending an action to receiving the ``update`` of that version, on
   the acting client ("actor") and on the three others ("others"), p50/p99/max;
 * actions per second committed, errors, dropped connections;
 * CPU of the server process, of the database server (PostgreSQL's processes; SQLite runs inside the
   server) and of this load generator, in percent of one core; the load average before and after.
+
+Game ends: a ``micro`` game is about 280 actions, so at one action a second a table's game lasts about
+290 s. With --ramp 290 the tables start spread over one game's length, and from then on games end (and new
+tables are set up) at their natural rate, about 1.7 a second at 500 tables: the steady state, and what the
+500-table target is measured on. With a short --ramp every game ends within the same few seconds, 290 s
+later: --ramp 10 --warmup 260 puts 500 game ends and 500 new tables' set-ups (2,000 joins and connections)
+inside one window, a worst case thirty times the natural rate (and then the generators' own set-up work,
+not the server, is what a window measures first). The report counts the games that ended in the window.
 
 --fast T: T tables whose clients act the moment it is their turn (no pacing; the server's per-connection
 rate limit is raised for this run), reporting committed actions per second.
@@ -147,6 +156,9 @@ class Stats:
     errors: dict[str, int] = field(default_factory=dict)
     dropped: int = 0
     games: int = 0
+    #: Games that ended inside the measured window (each end is a table's own transaction, then a new
+    #: table's set-up: the heaviest moments of a table's life).
+    games_measured: int = 0
     #: Tables whose four clients are connected (each slot counts its first table once).
     ready: int = 0
     #: Slots whose first table could not be set up (given up after ``SETUP_TRIES``).
@@ -300,6 +312,8 @@ async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse
             if table.over:
                 await asyncio.wait(tasks, timeout=5)
                 stats.games += 1
+                if stats.measuring:
+                    stats.games_measured += 1
             for t in tasks:
                 t.cancel()
         finally:
@@ -406,7 +420,8 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
             task.cancel()
         lag_task.cancel()
     return {"actor": stats.actor, "others": stats.others, "lag": stats.lag, "actions": stats.actions,
-            "errors": stats.errors, "dropped": stats.dropped, "games": stats.games, "slowest": stats.slowest}
+            "errors": stats.errors, "dropped": stats.dropped, "games": stats.games, "slowest": stats.slowest,
+            "games_measured": stats.games_measured}
 
 
 def generator_process(base: str, first: int, count: int, period: float, args: argparse.Namespace,
@@ -491,6 +506,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         stats.actions += part["actions"]
         stats.dropped += part["dropped"]
         stats.games += part["games"]
+        stats.games_measured += part["games_measured"]
         stats.slowest += [tuple(x) for x in part["slowest"]]
         for code, count in part["errors"].items():
             stats.errors[code] = stats.errors.get(code, 0) + count
@@ -504,7 +520,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "seconds": round(wall, 1),
         "setup_seconds": round(setup, 1),
         "actions": stats.actions, "actions_per_s": round(stats.actions / wall, 1),
-        "games_finished": stats.games,
+        "games_finished": stats.games, "games_ended_in_window": stats.games_measured,
         "actor_p50_ms": pct(stats.actor, 0.5), "actor_p99_ms": pct(stats.actor, 0.99),
         "others_p50_ms": pct(stats.others, 0.5), "others_p99_ms": pct(stats.others, 0.99),
         "all_p99_ms": pct(everyone, 0.99), "max_ms": pct(everyone, 1.0),
@@ -545,6 +561,7 @@ def show(db: str, r: dict[str, Any]) -> None:
     mode = "fast" if r["period"] == 0 else f"1 per {r['period']:g}s"
     db_cpu = "" if r["db_cpu_pct"] is None else f" db {r['db_cpu_pct']}%"
     print(f"{db:10} N={r['tables']:<4} {mode:10} {r['actions_per_s']:8.1f} actions/s  "
+          f"games ended {r['games_ended_in_window']}  "
           f"actor p50 {ms(r['actor_p50_ms'])} p99 {ms(r['actor_p99_ms'])}  "
           f"others p50 {ms(r['others_p50_ms'])} p99 {ms(r['others_p99_ms'])}  max {ms(r['max_ms'])} ms  "
           f"cpu: server {r['server_cpu_pct']}%{db_cpu} generator {r['generator_cpu_pct']}%  "
