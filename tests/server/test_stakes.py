@@ -131,6 +131,10 @@ def test_egyptian_leaver_ends_the_match_and_forfeits(server: ServerProcess) -> N
         assert snapshot["table"]["status"] == "finished"
         assert snapshot["table"]["payout"] == {"0": 20, "1": 0}
         await late.close()
+        # ... and so does the lobby's list of finished tables.
+        listed = next(t for t in a.ok(a.get("/api/tables", params={"status": "finished", "limit": 100}))
+                      if t["id"] == tid)
+        assert listed["payout"] == {"0": 20, "1": 0} and listed["pot"] == 0
 
     run(main())
     record = a.ok(a.get(f"/api/tables/{tid}/record"))

@@ -127,7 +127,7 @@ class TableOut(BaseModel):
     payout: dict[str, int] | None = Field(
         default=None,
         description="A finished staked table's pot split (seat -> coins, RULES.md koutchina ruling 11); "
-                    "null before the end, at unstaked tables, and in listings.")
+                    "null before the end and at unstaked tables.")
     seats: list[SeatOut]
     invite_code: str | None = Field(None, description="Shown only to the table's creator.")
 
@@ -348,13 +348,24 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
                                  .order_by(Table.id.desc()).limit(limit).offset(offset))).all()
         ids = [r.id for r in rows]
         seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
+        paid = []
+        if ids and status == "finished":
+            paid = list((await db.scalars(select(LedgerEntry).where(LedgerEntry.table_id.in_(ids),
+                                                                     LedgerEntry.kind == "payout"))).all())
+    # A finished table's split, as its own GET and the WebSocket show it (seat as text -> coins, a row per
+    # staking seat, zero included): read back from the ledger's payout rows, keyed payout:<table>:<seat>.
+    payouts: dict[int, dict[str, int]] = {}
+    for entry in paid:
+        if entry.table_id is not None:  # always, by the query: typed optional for the grant rows
+            payouts.setdefault(entry.table_id, {})[entry.key.rsplit(":", 1)[1]] = entry.amount
     by_table: dict[int, list[SeatOut]] = {i: [] for i in ids}
     for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
         by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,
                                             staked=s.staked, away=s.away, left=s.left))
     return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, stake=r.stake, private=r.private,
                      bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
-                     pot=r.pot, seats=by_table[r.id], invite_code=None) for r in rows]
+                     pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None)
+            for r in rows]
 
 
 @router.post("/tables", status_code=201, tags=["tables"],
