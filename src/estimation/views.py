@@ -44,8 +44,12 @@ def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
     }
 
 
-def public_view(game: Game) -> dict[str, Any]:
-    """Every public fact of the game and nothing else: no hand, no seed, no card of a deal not yet played."""
+def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
+    """Every public fact of the game and nothing else: no hand, no seed, no card of a deal not yet played.
+
+    ``results=False`` leaves out the scored rounds, for a sender that keeps them encoded: they never
+    change once scored, yet turning them into dicts again was over half of a late view's cost.
+    """
     standing = game.standing
     estimates = list(game.estimates)
     playing = game.phase is Phase.PLAY
@@ -61,7 +65,7 @@ def public_view(game: Game) -> dict[str, Any]:
         })
     trick_seats = [(game.leader + i) & 3 for i in range(len(game.trick))]
     over = game.is_over
-    return {
+    view: dict[str, Any] = {
         "ruleset": game.ruleset.name,
         "length": game.length,
         "players": list(game.players),
@@ -94,10 +98,12 @@ def public_view(game: Game) -> dict[str, Any]:
         "markers": markers,
         "totals": list(game.totals),
         "places": game.places,
-        "results": [r.to_dict() for r in game.round_results],
         "over": over,
         "ended": game.ended,
     }
+    if results:
+        view["results"] = [r.to_dict() for r in game.round_results]
+    return view
 
 
 def _trump_known(game: Game) -> bool:

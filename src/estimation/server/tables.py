@@ -43,12 +43,12 @@ from ..errors import EstimationError
 from ..game import Game
 from ..record import load_record
 from ..stakes import split_pot
-from ..views import public_view, seat_part
+from ..views import seat_part
 from . import history, wallets
 from .eager import eager_future
 from .journal import JournalRow
 from .models import Event, Seat, Table, utcnow
-from .wire import dumps, join_objects, update_frames
+from .wire import PublicViewText, dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -118,6 +118,8 @@ class TableRuntime:
         self.closed = False
         #: Completed deals in the last record snapshot: an action that completes another one snapshots.
         self.snapshot_deals = -1 if game is None else len(game.deal_log)
+        #: Encodes the public facts of every update (the scored rounds once per round scored).
+        self.public_text = PublicViewText()
 
     # --- what clients see ---------------------------------------------------------------------------
     def public(self) -> dict[str, Any]:
@@ -155,11 +157,11 @@ class TableRuntime:
 
     def _broadcast(self, events: list[dict[str, Any]]) -> None:
         """Send every connection the ``update``: the shared part encoded once, the view's public facts
-        (``public_view``, from the redaction module) built and encoded once, and each seat's own part
-        (``seat_part``: its hand and legal actions) once per seat."""
+        (``public_view``, from the redaction module) built and encoded once by ``PublicViewText``, and each
+        seat's own part (``seat_part``: its hand and legal actions) once per seat."""
         head, tail = update_frames(self.version, events, self.public())
         game = self.game
-        public = "" if game is None else dumps(public_view(game))
+        public = "" if game is None else self.public_text.encode(game)
         frames: dict[int | None, str] = {}
         for conn in list(self.conns):
             if conn.closed:
