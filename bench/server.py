@@ -48,6 +48,7 @@ import os
 import random
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -330,6 +331,28 @@ async def watch_lag(stats: Stats, stop: asyncio.Event) -> None:
             stats.lag.append(time.perf_counter() - t0 - 0.01)
 
 
+def canary() -> float:
+    """Milliseconds of this thread's own CPU time that a fixed piece of pure-Python work takes.
+
+    Thread CPU time leaves out any wait for a core, so what moves it is how fast the machine runs Python
+    (a busier host, other guests on it, caches shared with the processes under test). Timed before the
+    generators start and through the measured window, it tells a slow run on a slow machine apart from a
+    slow server: the same code has measured p99 under 100 ms and over 200 ms with nothing else changed.
+    """
+    started = time.thread_time()
+    counts: dict[int, int] = {}
+    for i in range(10_000):
+        counts[i & 1023] = counts.get(i & 1023, 0) + i
+    return 1000 * (time.thread_time() - started)
+
+
+async def watch_canary(samples: list[float], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        samples.append(canary())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 1.0)
+
+
 def run_queue_wait(pid: int) -> float:
     """Seconds the process's main thread (the server's event loop) has spent runnable but waiting for a
     CPU (Linux schedstat): the part of the latency that is the machine's, not the server's."""
@@ -446,6 +469,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
     shares = [n // procs + (1 if i < n % procs else 0) for i in range(procs)]
     workers = []
     first = 0
+    idle_canary = [canary() for _ in range(30)]  # the machine before the generators start
     t_setup = time.perf_counter()
     for count in shares:
         w = ctx.Process(target=generator_process, args=(server.base, first, count, period, args, ready,
@@ -478,10 +502,15 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
                                         str(server.proc.pid), "--duration", str(int(args.seconds)),
                                         "--format", "raw", "--nonblocking", "--rate", "200", "--output", out],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            canaries: list[float] = []
+            canary_stop = asyncio.Event()
+            canary_task = asyncio.create_task(watch_canary(canaries, canary_stop))
             w0 = time.perf_counter()
             measure.set()
             await asyncio.sleep(args.seconds)
             measure.clear()
+            canary_stop.set()
+            await canary_task
             wall = time.perf_counter() - w0
             c1 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
             q1 = run_queue_wait(server_proc.pid)
@@ -533,6 +562,9 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "db_cpu_pct": round(100 * (c1[1] - c0[1]) / wall, 1) if pg is not None else None,
         "generator_cpu_pct": round(100 * (c1[2] - c0[2]) / wall, 1),
         "server_runq_wait_pct": round(100 * (q1 - q0) / wall, 1),
+        # The machine's own speed: the same pure-Python work's CPU time before the load and during it.
+        "canary_idle_ms": round(statistics.median(idle_canary), 3),
+        "canary_p50_ms": round(statistics.median(canaries), 3) if canaries else None,
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in load_after],
         "errors": stats.errors, "dropped": stats.dropped,
         "journal_rows_per_batch": round(delta("journal_rows") / max(1, delta("journal_batches")), 1),
@@ -563,6 +595,7 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"others p50 {ms(r['others_p50_ms'])} p99 {ms(r['others_p99_ms'])}  max {ms(r['max_ms'])} ms  "
           f"cpu: server {r['server_cpu_pct']}%{db_cpu} generator {r['generator_cpu_pct']}%  "
           f"server loop waiting for a cpu {r['server_runq_wait_pct']}%  "
+          f"canary {r['canary_idle_ms']}->{ms(r['canary_p50_ms'])} ms  "
           f"generators {r['generator_processes']}, lag p50 {ms(r['generator_lag_p50_ms'])} "
           f"p99 {ms(r['generator_lag_p99_ms'])}  "
           f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
