@@ -51,3 +51,20 @@ def test_settings_from_the_environment(monkeypatch) -> None:  # type: ignore[no-
     assert (s.database_url, s.bot_delay, s.starting_grant) == ("postgresql+asyncpg://u@h/db", 0.25, 5)
     monkeypatch.delenv("DATABASE_URL")
     assert Settings.from_env().database_url.startswith("sqlite+aiosqlite:///")
+
+
+def test_a_seats_copy_is_equal_and_separate_for_every_field() -> None:
+    """The save point copies seats positionally; a field added to SeatState and left out of ``copy`` would
+    be lost on every rollback, so each field is set to a value unlike its default and compared."""
+    import dataclasses
+
+    from estimation.server.tables import SeatState
+
+    seat = SeatState()
+    for f in dataclasses.fields(SeatState):
+        setattr(seat, f.name, 7 if f.type in ("int | None", int) else "x" if "str" in str(f.type) else True)
+    copy = seat.copy()
+    assert copy == seat and copy is not seat
+    assert all(getattr(copy, f.name) != f.default for f in dataclasses.fields(SeatState))
+    copy.away = False
+    assert seat.away is True

@@ -30,7 +30,7 @@ import secrets
 import zlib
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
@@ -79,6 +79,11 @@ class SeatState:
     @property
     def taken(self) -> bool:
         return self.is_bot or self.account_id is not None
+
+    def copy(self) -> SeatState:
+        """For a table's save point, taken before every change: positional, about a fifth of the cost of
+        ``dataclasses.replace`` (which binds every field by keyword), four times an action."""
+        return SeatState(self.account_id, self.name, self.is_bot, self.staked, self.away, self.left)
 
     @property
     def bot_plays(self) -> bool:
@@ -176,7 +181,7 @@ class TableRuntime:
 
     # --- persistence ------------------------------------------------------------------------------
     def _save_point(self) -> tuple[Any, ...]:
-        return (self.game.clone() if self.game is not None else None, [replace(s) for s in self.seats],
+        return (self.game.clone() if self.game is not None else None, [s.copy() for s in self.seats],
                 self.status, self.pot)
 
     def _restore(self, point: tuple[Any, ...]) -> None:
