@@ -571,6 +571,8 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         "journal_busy": delta("journal_busy"),
         "journal_ms_per_batch": round(
             1000 * delta("journal_write_seconds") / max(1, delta("journal_batches")), 2),
+        "journal_slow_batches": delta("journal_slow_batches"),  # over 20 ms
+        "journal_write_max_ms": h1.get("journal_write_max_ms"),  # since the server started
         "gc_reclaims": delta("gc_reclaims"),
         # SQLite's writer turn (the tables' own transactions): turns taken, mean and worst wait for one,
         # the longest held (these two since the server started), turns held over 50 ms, waits over 100 ms.
@@ -600,6 +602,7 @@ def show(db: str, r: dict[str, Any]) -> None:
           f"p99 {ms(r['generator_lag_p99_ms'])}  "
           f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} dropped {r['dropped']}  "
           f"journal rows/batch {r['journal_rows_per_batch']} ms/batch {r['journal_ms_per_batch']} "
+          f"max {r['journal_write_max_ms']} over 20 ms {r['journal_slow_batches']} "
           f"busy {r['journal_busy']}  writer turns {r['writer_turns']:.0f} "
           f"wait mean {r['writer_wait_mean_ms']} max {r['writer_wait_max_ms']} "
           f"hold max {r['writer_hold_max_ms']} ms, held >50 ms {r['writer_slow_turns']:.0f}, "

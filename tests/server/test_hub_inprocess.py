@@ -152,3 +152,30 @@ def test_sqlite_checkpoints_run_in_the_background_counting_every_commit(tmp_path
         assert writer.checkpoints == before + 1 and writer.since_checkpoint == 0
 
     with_hub(tmp_path, body)
+
+
+def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path) -> None:
+    """Every plain action that arrives while a batch is written waits for it: /api/health shows the
+    longest batch and counts those over ``SLOW_BATCH``."""
+    from estimation.server.journal import SLOW_BATCH, JournalRow
+
+    async def body(hub: Hub) -> None:
+        journal = hub.journal
+        pauses = [SLOW_BATCH * 1.5, 0.0]
+
+        async def write(rows: list[JournalRow]) -> None:  # stands in for the database: only its time
+            await asyncio.sleep(pauses.pop(0))
+
+        journal._write = write  # type: ignore[method-assign]
+        before = journal.stats()
+        published: list[int] = []
+        for version in (1, 2):
+            await journal.submit(JournalRow(1, version, 0, f"a{version}", "x", "[]"),
+                                 lambda v=version: published.append(v))
+        after = journal.stats()
+        assert published == [1, 2]
+        assert after["journal_batches"] - before["journal_batches"] == 2
+        assert after["journal_slow_batches"] - before["journal_slow_batches"] == 1
+        assert after["journal_write_max_ms"] >= 1000 * SLOW_BATCH * 1.5
+
+    with_hub(tmp_path, body)

@@ -258,6 +258,8 @@ class TurnStats:
 #: health figures.
 SLOW_TURN = 0.05
 SLOW_WAIT = 0.1
+#: A journal batch that took longer than this (seconds) is counted in the health figures.
+SLOW_BATCH = 0.02
 
 
 class Journal:
@@ -279,6 +281,10 @@ class Journal:
         self.batches = 0
         self.rows = 0
         self.write_seconds = 0.0
+        #: The longest batch, and the batches over ``SLOW_BATCH``: every plain action of every table that
+        #: arrives while a batch is written waits for it, so a slow one is everyone's latency.
+        self.write_max = 0.0
+        self.slow_batches = 0
         self.turns = TurnStats()
 
     def _counted_commit(self, _connection: Any) -> None:
@@ -390,16 +396,22 @@ class Journal:
                     else:
                         _durable(row, future, durable)
                 continue
+            took = time.perf_counter() - started
             self.batches += 1
             self.rows += len(batch)
-            self.write_seconds += time.perf_counter() - started
+            self.write_seconds += took
+            self.write_max = max(self.write_max, took)
+            if took > SLOW_BATCH:
+                self.slow_batches += 1
             for row, future, durable in batch:
                 _durable(row, future, durable)
             self._wake.set()  # look again: rows may have arrived while this batch was written
 
     def stats(self) -> dict[str, Any]:
         out: dict[str, Any] = {"journal_batches": self.batches, "journal_rows": self.rows,
-                               "journal_write_seconds": round(self.write_seconds, 6)}
+                               "journal_write_seconds": round(self.write_seconds, 6),
+                               "journal_write_max_ms": round(1000 * self.write_max, 3),
+                               "journal_slow_batches": self.slow_batches}
         if self._sqlite is not None:
             out["journal_busy"] = self._sqlite.busy
             out["journal_checkpoints"] = self._sqlite.checkpoints
