@@ -79,14 +79,23 @@ class Postgres(ThrowawayCluster):
     """A throwaway cluster (as the server tests use) with PostgreSQL's default durability (fsync and
     synchronous_commit on) unless --pg-fast, and its processes for the CPU figures."""
 
-    def __init__(self, fast: bool) -> None:
+    def __init__(self, fast: bool, log: str | None = None) -> None:
+        # With --pg-log: every statement over 20 ms and every checkpoint, with their times, kept in ``log``.
+        self.keep_log = log
+        settings = {"log_min_duration_statement": "20", "log_checkpoints": "on"} if log else {}
         try:
-            super().__init__(durable=not fast, prefix="estimation-bench-pg-")
+            super().__init__(durable=not fast, prefix="estimation-bench-pg-", settings=settings)
         except FileNotFoundError as exc:
             raise SystemExit(str(exc)) from None
 
     def new_database(self, base: str) -> str:
         return create_database(base, prefix="bench_")
+
+    def stop(self) -> None:
+        if self.keep_log:
+            with contextlib.suppress(OSError):
+                shutil.copyfile(self.log_path, self.keep_log)
+        super().stop()
 
     def processes(self) -> list[psutil.Process]:
         pid = self.postmaster_pid()
@@ -627,7 +636,7 @@ def bench_database(db: str, args: argparse.Namespace) -> list[dict[str, Any]]:
         if db == "sqlite":
             url = f"sqlite+aiosqlite:///{workdir}/estimation.db"
         elif db == "postgresql":
-            pg = Postgres(args.pg_fast)
+            pg = Postgres(args.pg_fast, args.pg_log)
             url = pg.new_database(pg.start())
         else:
             url = os.environ["DATABASE_URL"]
@@ -675,6 +684,8 @@ def main() -> None:
     parser.add_argument("--length", default="micro")
     parser.add_argument("--pg-fast", action="store_true",
                         help="PostgreSQL with fsync and synchronous_commit off")
+    parser.add_argument("--pg-log", metavar="FILE",
+                        help="keep PostgreSQL's log here (statements over 20 ms, checkpoints)")
     parser.add_argument("--deflate", action="store_true",
                         help="clients offer permessage-deflate (as browsers do); by default they do not")
     parser.add_argument("--procs", type=int, default=2,

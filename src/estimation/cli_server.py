@@ -19,7 +19,9 @@ def serve(
              "first start. PostgreSQL: postgresql+asyncpg://user:pass@host/db")] = None,
     bot_delay: Annotated[float | None, typer.Option(
         help="Seconds a bot waits before moving (default 0.6; ESTIMATION_BOT_DELAY).")] = None,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: Annotated[str, typer.Option(
+        help="Log level of uvicorn and of the server's own log (critical, error, warning, info, debug, "
+             "trace).")] = "info",
 ) -> None:
     """Run the multiplayer server: lobby at /api (OpenAPI at /docs), tables at /ws/tables/{id}."""
     try:
@@ -35,5 +37,22 @@ def serve(
     if bot_delay is not None:
         overrides["bot_delay"] = bot_delay
     settings = Settings.from_env(**overrides)
+    _log_with_times(log_level)
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level,
                 ws_max_size=settings.ws_max_size, ws_ping_interval=20, ws_ping_timeout=20)
+
+
+def _log_with_times(level: str) -> None:
+    """The server's own log (``estimation.*``: slow journal batches, collector reclaims, failed writes)
+    on stderr with a timestamp, at uvicorn's level: without a handler, Python prints only warnings, and
+    without the time, a slow batch cannot be matched to the database's own log."""
+    import logging
+
+    from uvicorn.config import LOG_LEVELS
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    own = logging.getLogger("estimation")
+    if not own.handlers:
+        own.addHandler(handler)
+    own.setLevel(LOG_LEVELS.get(level.lower(), logging.INFO))

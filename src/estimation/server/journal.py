@@ -285,6 +285,7 @@ class Journal:
         #: arrives while a batch is written waits for it, so a slow one is everyone's latency.
         self.write_max = 0.0
         self.slow_batches = 0
+        self._slow_logged = -1.0
         self.turns = TurnStats()
 
     def _counted_commit(self, _connection: Any) -> None:
@@ -403,6 +404,9 @@ class Journal:
             self.write_max = max(self.write_max, took)
             if took > SLOW_BATCH:
                 self.slow_batches += 1
+                if started - self._slow_logged > 1.0:  # a line a second at most: a slow disk is not a flood
+                    self._slow_logged = started
+                    log.warning("journal batch of %d rows took %.0f ms", len(batch), 1000 * took)
             for row, future, durable in batch:
                 _durable(row, future, durable)
             self._wake.set()  # look again: rows may have arrived while this batch was written

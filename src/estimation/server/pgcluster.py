@@ -48,13 +48,16 @@ class ThrowawayCluster:
     PostgreSQL's defaults.
     """
 
-    def __init__(self, durable: bool = True, prefix: str = "estimation-pg-") -> None:
+    def __init__(self, durable: bool = True, prefix: str = "estimation-pg-",
+                 settings: dict[str, str] | None = None) -> None:
         bindir = find_bindir()
         if bindir is None:
             raise FileNotFoundError("no PostgreSQL binaries under /usr/lib/postgresql/*/bin nor on the PATH "
                                     "(apt-get install postgresql)")
         self.bindir = bindir
         self.durable = durable
+        #: Extra ``-c name=value`` server settings (the benchmark's statement and checkpoint logging).
+        self.settings = dict(settings or {})
         self.workdir = tempfile.mkdtemp(prefix=prefix)
         if os.geteuid() == 0:
             shutil.chown(self.workdir, "postgres", "postgres")
@@ -67,7 +70,8 @@ class ThrowawayCluster:
             initdb.append("--no-sync")
         subprocess.run(_as_postgres(initdb), check=True, capture_output=True)
         opts = (f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1 -c max_connections=200"
-                + ("" if self.durable else " -c fsync=off -c synchronous_commit=off"))
+                + ("" if self.durable else " -c fsync=off -c synchronous_commit=off")
+                + "".join(f" -c {name}={value}" for name, value in self.settings.items()))
         subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
                                      os.path.join(self.workdir, "log"), "-w", "start"]),
                        check=True, capture_output=True)
@@ -78,6 +82,10 @@ class ThrowawayCluster:
             return int((Path(self.data) / "postmaster.pid").read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return None
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.workdir, "log")
 
     def stop(self) -> None:
         subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-m", "immediate",
