@@ -9,9 +9,11 @@ turn, and keeps those somebody still watches.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select, text
 
 from estimation.server import Settings, auth
@@ -154,9 +156,10 @@ def test_sqlite_checkpoints_run_in_the_background_counting_every_commit(tmp_path
     with_hub(tmp_path, body)
 
 
-def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path) -> None:
+def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
     """Every plain action that arrives while a batch is written waits for it: /api/health shows the
-    longest batch and counts those over ``SLOW_BATCH``."""
+    longest batch and counts those over ``SLOW_BATCH``, and the log says when one happened."""
     from estimation.server.journal import SLOW_BATCH, JournalRow
 
     async def body(hub: Hub) -> None:
@@ -178,4 +181,7 @@ def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path) ->
         assert after["journal_slow_batches"] - before["journal_slow_batches"] == 1
         assert after["journal_write_max_ms"] >= 1000 * SLOW_BATCH * 1.5
 
+    caplog.set_level(logging.WARNING, logger="estimation.server")
     with_hub(tmp_path, body)
+    slow = [r.getMessage() for r in caplog.records if "journal batch" in r.getMessage()]
+    assert len(slow) == 1 and slow[0].startswith("journal batch of 1 rows took ")
