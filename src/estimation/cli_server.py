@@ -37,8 +37,12 @@ def serve(
     if bot_delay is not None:
         overrides["bot_delay"] = bot_delay
     settings = Settings.from_env(**overrides)
+    from uvicorn.config import LOG_LEVELS
+
+    if log_level.lower() not in LOG_LEVELS:
+        raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
     _log_with_times(log_level)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level,
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
                 ws_max_size=settings.ws_max_size, ws_ping_interval=20, ws_ping_timeout=20)
 
 
@@ -55,4 +59,4 @@ def _log_with_times(level: str) -> None:
     own = logging.getLogger("estimation")
     if not own.handlers:
         own.addHandler(handler)
-    own.setLevel(LOG_LEVELS.get(level.lower(), logging.INFO))
+    own.setLevel(LOG_LEVELS[level.lower()])

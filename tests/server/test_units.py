@@ -68,3 +68,17 @@ def test_a_seats_copy_is_equal_and_separate_for_every_field() -> None:
     assert all(getattr(copy, f.name) != f.default for f in dataclasses.fields(SeatState))
     copy.away = False
     assert seat.away is True
+
+
+def test_serve_refuses_an_unknown_log_level_before_starting(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    import estimation.cli_server  # noqa: F401  (registers the command)
+    from estimation.cli import app
+
+    db = tmp_path / "never.db"
+    result = CliRunner().invoke(app, ["serve", "--log-level", "loud", "--database-url",
+                                      f"sqlite+aiosqlite:///{db}"])
+    assert result.exit_code == 2
+    assert "--log-level" in result.output and "warning" in result.output
+    assert not db.exists()  # refused before anything was created
