@@ -73,7 +73,7 @@ class ThrowawayCluster:
                 + ("" if self.durable else " -c fsync=off -c synchronous_commit=off")
                 + "".join(f" -c {name}={value}" for name, value in self.settings.items()))
         subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
-                                     os.path.join(self.workdir, "log"), "-w", "start"]),
+                                     self.log_path, "-w", "start"]),
                        check=True, capture_output=True)
         return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}"
 
