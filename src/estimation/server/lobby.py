@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ..rulesets import RULESETS
-from . import auth, history
+from . import auth, history, wallets
 from .hub import Hub
 from .models import Account, LedgerEntry, Seat, Table
 from .tables import TableError
@@ -348,16 +348,7 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
                                  .order_by(Table.id.desc()).limit(limit).offset(offset))).all()
         ids = [r.id for r in rows]
         seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
-        paid = []
-        if ids and status == "finished":
-            paid = list((await db.scalars(select(LedgerEntry).where(LedgerEntry.table_id.in_(ids),
-                                                                     LedgerEntry.kind == "payout"))).all())
-    # A finished table's split, as its own GET and the WebSocket show it (seat as text -> coins, a row per
-    # staking seat, zero included): read back from the ledger's payout rows, keyed payout:<table>:<seat>.
-    payouts: dict[int, dict[str, int]] = {}
-    for entry in paid:
-        if entry.table_id is not None:  # always, by the query: typed optional for the grant rows
-            payouts.setdefault(entry.table_id, {})[entry.key.rsplit(":", 1)[1]] = entry.amount
+        payouts = await wallets.paid_splits(db, ids) if status == "finished" else {}
     by_table: dict[int, list[SeatOut]] = {i: [] for i in ids}
     for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
         by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,

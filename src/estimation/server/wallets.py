@@ -70,11 +70,31 @@ async def pay_out(db: AsyncSession, table_id: int, payouts: Mapping[int, tuple[i
     if flipped.rowcount != 1:  # type: ignore[attr-defined]
         return False
     for seat, (account_id, coins) in sorted(payouts.items()):
-        db.add(LedgerEntry(key=f"payout:{table_id}:{seat}", account_id=account_id, table_id=table_id,
+        db.add(LedgerEntry(key=_payout_key(table_id, seat), account_id=account_id, table_id=table_id,
                            kind="payout", amount=coins))
         if coins:
             await _move(db, table_id, account_id, coins)
     return True
+
+
+async def paid_splits(db: AsyncSession, table_ids: list[int]) -> dict[int, dict[str, int]]:
+    """The pot splits paid at these tables (seat as text -> coins, every staking seat, zero included), as a
+    finished table's own view shows them: read back from the payout rows, whose key names the seat."""
+    if not table_ids:
+        return {}
+    rows = await db.scalars(select(LedgerEntry).where(LedgerEntry.table_id.in_(table_ids),
+                                                      LedgerEntry.kind == "payout"))
+    splits: dict[int, dict[str, int]] = {}
+    for entry in rows:
+        if entry.table_id is not None:  # always, by the query: typed optional for the grant rows
+            splits.setdefault(entry.table_id, {})[entry.key.rsplit(":", 1)[1]] = entry.amount
+    return splits
+
+
+def _payout_key(table_id: int, seat: int) -> str:
+    """Unique per table and seat (a second payout fails in the database); ``paid_splits`` reads the seat
+    back from its last part."""
+    return f"payout:{table_id}:{seat}"
 
 
 async def _move(db: AsyncSession, table_id: int, account_id: int, coins: int) -> None:
