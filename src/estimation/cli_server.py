@@ -26,6 +26,7 @@ def serve(
     """Run the multiplayer server: lobby at /api (OpenAPI at /docs), tables at /ws/tables/{id}."""
     try:
         import uvicorn
+        from uvicorn.config import LOG_LEVELS
 
         from .server import Settings, create_app
     except ImportError as exc:
@@ -37,26 +38,22 @@ def serve(
     if bot_delay is not None:
         overrides["bot_delay"] = bot_delay
     settings = Settings.from_env(**overrides)
-    from uvicorn.config import LOG_LEVELS
-
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
-    _log_with_times(log_level)
+    _log_with_times(LOG_LEVELS[log_level.lower()])
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
                 ws_max_size=settings.ws_max_size, ws_ping_interval=20, ws_ping_timeout=20)
 
 
-def _log_with_times(level: str) -> None:
+def _log_with_times(level: int) -> None:
     """The server's own log (``estimation.*``: slow journal batches, collector reclaims, failed writes)
     on stderr with a timestamp, at uvicorn's level: without a handler, Python prints only warnings, and
     without the time, a slow batch cannot be matched to the database's own log."""
     import logging
-
-    from uvicorn.config import LOG_LEVELS
 
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     own = logging.getLogger("estimation")
     if not own.handlers:
         own.addHandler(handler)
-    own.setLevel(LOG_LEVELS[level.lower()])
+    own.setLevel(level)
