@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .cards import CARD_TEXTS, SUITS, cards_of
+from .cards import CARD_TEXTS, SUITS, Trump, cards_of
 from .rulesets.base import Phase
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
         })
     trick_seats = [(game.leader + i) & 3 for i in range(len(game.trick))]
     over = game.is_over
+    trump = trump_in_force(game)
     view: dict[str, Any] = {
         "ruleset": game.ruleset.name,
         "length": game.length,
@@ -86,7 +87,7 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
         "declared": None if game.declared is None else
         {"number": game.declared[0], "trump": str(game.declared[1])},
         "caller": game.caller,
-        "trump": str(game.trump) if _trump_known(game) else None,
+        "trump": None if trump is None else str(trump),
         "estimates": estimates,
         "estimate_order": list(game.est_order),
         "trick": [{"seat": s, "card": CARD_TEXTS[c]} for s, c in zip(trick_seats, game.trick, strict=True)],
@@ -106,6 +107,19 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
     return view
 
 
-def _trump_known(game: Game) -> bool:
-    """A round's trump is public once set: fixed in advance, or when the auction (and declaration) end."""
-    return game.spec.trump is not None or game.phase in (Phase.ESTIMATE, Phase.PLAY)
+def trump_in_force(game: Game) -> Trump | None:
+    """The trump the cards will be played in as things stand, or ``None`` while it is not yet public.
+
+    RULES.md: "the trump shown is the trump in force". A round's trump is public once set: fixed in
+    advance (a fixed or speed round, the fixed NT fourth deal, an egyptian round nobody bid on), or when
+    the auction (and the egyptian declaration) ends. In a fixed round a Super Call changes it the moment
+    it is made, not when play starts: the seats still to estimate must know it. ``game.super_call`` is
+    the ruleset's own running choice (highest number, ties to the earliest), the very value its end of
+    estimates installs as ``game.trump``, so the view never disagrees with the trump play starts with.
+    An egyptian declaration sets ``game.trump`` itself, so nothing more is needed for it.
+    """
+    if game.spec.trump is None and game.phase not in (Phase.ESTIMATE, Phase.PLAY):
+        return None
+    if game.phase is Phase.ESTIMATE and game.super_call is not None:
+        return game.super_call[2]
+    return game.trump
