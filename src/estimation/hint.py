@@ -15,7 +15,8 @@ from .bots.knowledge import from_view
 from .bots.search import Budget, Evaluation, best_of, candidates_for, evaluate
 
 
-def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0) -> dict[str, Any]:
+def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0,
+         max_seconds: float | None = None) -> dict[str, Any]:
     """The hint for the seat whose view this is (it must be that seat's turn).
 
     Returns ``{"seat", "phase", "samples", "best", "actions": [{"action", "expected_score",
@@ -27,6 +28,8 @@ def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0) -> dic
     budget = Budget()
     if samples is not None:
         budget.samples = budget.play_samples = samples
+    if max_seconds is not None:  # a server answering a person keeps to its own time
+        budget.max_seconds = max_seconds
     candidates = candidates_for(info, everything=True)
     evals = evaluate(info, candidates, budget, random.Random(seed))
     by_card: dict[int, Evaluation] = {}

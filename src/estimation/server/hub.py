@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 import secrets
 import sys
+import weakref
 from typing import Any
 
 from sqlalchemy import select
@@ -23,6 +24,7 @@ from ..rulesets import RULESETS
 from . import collector
 from .config import Settings
 from .db import make_engine, migrate, sessionmaker
+from .hints import HintPool
 from .journal import Journal
 from .models import Seat, Table, utcnow
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
@@ -62,6 +64,10 @@ class Hub:
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
         self.collector: collector.CollectorPolicy | None = None
+        self.hints = HintPool()
+        #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
+        #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
+        self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -91,6 +97,7 @@ class Hub:
                     async with runtime.lock:
                         pass
         self.runtimes.clear()
+        self.hints.stop()
         await self.journal.stop()
         await self.engine.dispose()
 
@@ -106,6 +113,27 @@ class Hub:
                 if runtime is not None:
                     self.runtimes[table_id] = runtime
         return runtime
+
+    @contextlib.asynccontextmanager
+    async def seating(self, account_id: int) -> Any:
+        """One seat-taking at a time per player (see :meth:`live_table`)."""
+        lock = self._seating.get(account_id)
+        if lock is None:
+            lock = self._seating[account_id] = asyncio.Lock()
+        async with lock:
+            yield
+
+    async def live_table(self, account_id: int) -> int | None:
+        """The open or playing table where this player holds a seat (not left), if any.
+
+        A player sits at one live table at a time: a second table would run its clock and hand its turns
+        to a bot while they play the first.
+        """
+        async with self.session() as db:
+            return await db.scalar(
+                select(Seat.table_id).join(Table, Table.id == Seat.table_id)
+                .where(Seat.account_id == account_id, Seat.left.is_(False),
+                       Table.status.in_(("open", "playing"))).limit(1))
 
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""

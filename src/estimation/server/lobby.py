@@ -368,6 +368,7 @@ async def create_table(body: TableIn, hub: HubDep, me: Me) -> TableOut:
     levels = bot_levels()
     if body.bot_level not in levels:
         raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
+    await _not_seated_elsewhere(hub, me.id, None)
     try:
         runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
                                          sorted(body.bot_seats), body.bot_level, body.turn_seconds)
@@ -410,8 +411,49 @@ async def _account_id(hub: Hub, creds: HTTPAuthorizationCredentials | None) -> i
 async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> JoinOut:
     """Take a seat (and, at a staked table, optionally stake). The fourth seat filled starts the game."""
     runtime = await _runtime(hub, table_id)
-    seat = await runtime.join(me.id, me.name, me.is_guest, body.seat, body.stake, body.invite)
+    async with hub.seating(me.id):
+        await _not_seated_elsewhere(hub, me.id, table_id)
+        seat = await runtime.join(me.id, me.name, me.is_guest, body.seat, body.stake, body.invite)
     return JoinOut(seat=seat, table=_table_out(runtime.public()))
+
+
+async def _not_seated_elsewhere(hub: Hub, account_id: int, table_id: int | None) -> None:
+    """409 while the player holds a seat at another open or playing table (one live table at a time)."""
+    live = await hub.live_table(account_id)
+    if live is not None and live != table_id:
+        raise HTTPException(409, f"you are seated at table {live}: leave it, or finish its game, first")
+
+
+@router.post("/tables/{table_id}/bots", tags=["tables"],
+             responses={403: {"description": "Not the table's creator."},
+                        404: {"description": "No such table."},
+                        409: {"description": "The table has started, or no seat is empty."}})
+async def fill_with_bots(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
+    """The creator seats a bot in every empty seat, which starts the game."""
+    runtime = await _runtime(hub, table_id)
+    await runtime.fill_with_bots(me.id)
+    return _table_out(runtime.public(), runtime.rules.invite_code)
+
+
+class HintOut(BaseModel):
+    seat: int
+    phase: str
+    samples: int = Field(description="Deals sampled for each action.")
+    best: str = Field(description="The action the strong bot would take.")
+    actions: list[dict[str, Any]] = Field(description="Per legal action: expected_score, expected_tricks and "
+                                                      "tricks (the probability of taking 0..13 tricks).")
+
+
+@router.post("/tables/{table_id}/hint", tags=["tables"],
+             responses={403: {"description": "Not a practice table (every other seat a bot)."},
+                        404: {"description": "No such table."},
+                        409: {"description": "Not seated, or not your turn."}})
+async def table_hint(table_id: TableId, hub: HubDep, me: Me) -> HintOut:
+    """At a practice table, the odds and expected score of each legal action for your turn, as
+    ``estimation hint`` gives them; computed in a process of its own, within about a second."""
+    runtime = await _runtime(hub, table_id)
+    view = await runtime.hint_view(me.id)
+    return HintOut(**await hub.hints.hint(view))
 
 
 @router.post("/tables/{table_id}/leave", tags=["tables"],

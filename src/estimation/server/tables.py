@@ -120,6 +120,8 @@ class TableRuntime:
         self.action_ids: OrderedDict[tuple[int, str], int] = OrderedDict()
         self.bots: dict[int, Bot] = {}
         self.timer: asyncio.Task[None] | None = None
+        #: The human turn the clock runs for: (seat, the event loop's time when a bot takes it over).
+        self.deadline: tuple[int, float] | None = None
         self.closed = False
         #: Completed deals in the last record snapshot: an action that completes another one snapshots.
         self.snapshot_deals = -1 if game is None else len(game.deal_log)
@@ -136,7 +138,17 @@ class TableRuntime:
             "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
             "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
                        "staked": s.staked, "away": s.away, "left": s.left} for i, s in enumerate(self.seats)],
+            "clock": self._clock(),
         }
+
+    def _clock(self) -> dict[str, int] | None:
+        """The running turn clock as clients show it: whose turn and the milliseconds left when this was
+        built. A duration, not a time of day, so a client's own clock being wrong does not matter."""
+        if self.deadline is None:
+            return None
+        seat, at = self.deadline
+        left = max(0, round((at - asyncio.get_running_loop().time()) * 1000))
+        return {"seat": seat, "ms_left": left, "seconds": self.rules.turn_seconds}
 
     def view_for(self, seat: int | None) -> dict[str, Any] | None:
         """The one redaction point: ``Game.view``. Nothing else puts game state in a message."""
@@ -300,8 +312,8 @@ class TableRuntime:
             def publish(version: int) -> None:
                 if ack is not None and action_id is not None:
                     ack.send({"type": "ack", "id": action_id, "version": version})
+                self._schedule()  # first: the update carries the new turn's clock
                 self._broadcast(events)
-                self._schedule()
                 if self.status in ("finished", "abandoned"):
                     self.hub.retire(self)
 
@@ -430,6 +442,48 @@ class TableRuntime:
             except wallets.WalletError as exc:
                 raise TableError("wallet", str(exc), 402) from None
             return chosen
+
+    async def fill_with_bots(self, account_id: int) -> list[int]:
+        """The creator seats a bot in every empty seat (a private table whose friends did not all come);
+        the game starts once the four seats are taken. Returns the seats filled."""
+        async with self.lock:
+            if account_id != self.created_by:
+                raise TableError("forbidden", "only the table's creator can seat bots", 403)
+            if self.status != "open":
+                raise TableError("not_open", "this table is not taking players")
+            empty = [i for i, s in enumerate(self.seats) if not s.taken]
+            if not empty:
+                raise TableError("full", "every seat is taken")
+
+            def mutate() -> list[dict[str, Any]]:
+                events: list[dict[str, Any]] = []
+                for i in empty:
+                    self.seats[i] = SeatState(is_bot=True, name=f"Bot {i + 1}")
+                    events.append({"kind": "join", "seat": i, "name": f"Bot {i + 1}", "staked": False,
+                                   "bot": True})
+                events.extend(self._start())
+                return events
+
+            await self._change(mutate, seats_changed=True)
+            return empty
+
+    async def hint_view(self, account_id: int) -> dict[str, Any]:
+        """The view a hint is computed from: the player's own seat, at a practice table, on their turn.
+
+        Practice only: every other seat a bot from the start, so a hint can never help against a person.
+        """
+        async with self.lock:
+            seat = next((i for i, s in enumerate(self.seats) if s.account_id == account_id and not s.left),
+                        None)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            if not all(s.is_bot for i, s in enumerate(self.seats) if i != seat):
+                raise TableError("not_practice", "hints are for practice tables (every other seat a bot)",
+                                 403)
+            game = self.game
+            if self.status != "playing" or game is None or game.to_move != seat:
+                raise TableError("not_your_turn", "a hint is for your own turn")
+            return game.view(seat)
 
     def _start(self) -> list[dict[str, Any]]:
         names = [s.name or f"Seat {i}" for i, s in enumerate(self.seats)]
@@ -568,6 +622,7 @@ class TableRuntime:
         if self.timer is not None and self.timer is not asyncio.current_task():
             self.timer.cancel()
         self.timer = None
+        self.deadline = None
         game = self.game
         if self.closed or self.status != "playing" or game is None or game.to_move is None:
             return
@@ -576,6 +631,7 @@ class TableRuntime:
             delay, timeout = self.hub.settings.bot_delay, False
         elif self.rules.turn_seconds > 0:
             delay, timeout = float(self.rules.turn_seconds), True
+            self.deadline = (seat, asyncio.get_running_loop().time() + delay)
         else:
             return
         self.timer = asyncio.create_task(self._turn_after(delay, self.version, seat, timeout))

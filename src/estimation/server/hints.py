@@ -1,0 +1,57 @@
+"""Hints at practice tables, computed in a process of their own.
+
+A hint is the strong bot's search over sampled deals (:func:`estimation.hint.hint`): CPU work of up to a
+second. Run on the event loop it would stall every table; in a thread it would still hold the GIL against
+the loop. So hints run in a one-process pool that the hub starts lazily and stops with itself, with a time
+budget that keeps the answer within a second, and at most one hint per table at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+from typing import Any
+
+#: The search's own time cap, leaving room for the round trip and the pool's hand-over within a second.
+HINT_SECONDS = 0.6
+#: Deals sampled per candidate (the strong bot's default); the time cap ends the search sooner if needed.
+HINT_SAMPLES = 64
+
+
+def _compute(view: dict[str, Any]) -> dict[str, Any]:
+    """In the worker process: the hint for the seat whose view this is, under the time budget."""
+    from ..hint import hint
+
+    return hint(view, samples=HINT_SAMPLES, max_seconds=HINT_SECONDS)
+
+
+def _warm() -> bool:
+    """Import the engine and the bots in the worker before the first hint is asked for."""
+    from .. import hint  # noqa: F401
+
+    return True
+
+
+class HintPool:
+    """One worker process for hints, started on first use (a server nobody asks for hints never forks)."""
+
+    def __init__(self) -> None:
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            # forkserver: never fork the server itself (its event loop, threads and sockets).
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("forkserver"))
+            self._pool.submit(_warm)
+        return self._pool
+
+    async def hint(self, view: dict[str, Any]) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor(), _compute, view)
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
