@@ -88,7 +88,7 @@ def test_terminal_game_plays_to_the_end_on_typed_input() -> None:
             check=False, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert "Final standings" in proc.stdout
-        assert "Type the number beside a move" in proc.stdout  # "bogus" and "99" were refused
+        assert "Type a move as shown" in proc.stdout  # "bogus" and "99" (no estimate) were refused
         import estimation
 
         game = estimation.load_record(json.loads(path.read_text()))

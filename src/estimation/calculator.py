@@ -14,6 +14,20 @@ from .rulesets import get_ruleset
 from .scoring import RoundFacts, SeatScore
 
 
+def is_saaydeh(ruleset: str, scores: Sequence[SeatScore]) -> bool:
+    """Whether a scored round is a Sa'aydeh: all four seats missed, in a ruleset that has it."""
+    return get_ruleset(ruleset).saaydeh and not any(s.made for s in scores)
+
+
+def next_multiplier(ruleset: str, multiplier: int, scores: Sequence[SeatScore]) -> int:
+    """The multiplier the round after this one carries (docs/rules.md, The Sa'aydeh multiplier).
+
+    A Sa'aydeh doubles it up to the x4 cap; any other round brings it back to x1. The engine applies
+    the same rule when a round ends (``Game._finish_round``); a test holds the two together.
+    """
+    return min(multiplier * 2, 4) if is_saaydeh(ruleset, scores) else 1
+
+
 class CalculatorError(EstimationError):
     """The round as typed could not have happened."""
 

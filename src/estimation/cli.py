@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from .calculator import CalculatorError, score_typed_round
+from .calculator import CalculatorError, is_saaydeh, next_multiplier, score_typed_round
 from .errors import RecordError
 from .record import load_record, replay_summary
 from .rulesets import RULESETS
 from .scoring import SeatScore
+
+if TYPE_CHECKING:
+    from .game import Game
 
 app = typer.Typer(
     help="Estimation: the four-player trick-taking card game.",
@@ -45,7 +52,7 @@ def _read_record(path: Path) -> Any:
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="An estimation-record/1 JSON file.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the RECORD.md JSON summary.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the docs/record.md JSON summary.")] = False,
 ) -> None:
     """Check every action of a record against the rules and print the result."""
     try:
@@ -156,7 +163,8 @@ def score(
     if as_json:
         print(json.dumps([s.to_dict() for s in result]))
         return
-    _print_breakdown(result)
+    _print_breakdown(result, saaydeh_next=next_multiplier(ruleset, multiplier, result)
+                     if is_saaydeh(ruleset, result) else None)
 
 
 def _console() -> Console:
@@ -164,8 +172,13 @@ def _console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=120)
 
 
-def _print_breakdown(result: tuple[SeatScore, ...]) -> None:
-    table = Table(title="Round score")
+def _print_breakdown(result: tuple[SeatScore, ...], saaydeh_next: int | None = None) -> None:
+    """The breakdown table; ``saaydeh_next``: the next round's multiplier when this round is a Sa'aydeh.
+
+    A Sa'aydeh is scored times 0, and a bare "x 0" column reads like a typing mistake: the title and
+    a closing line name it and say what it does to the next round.
+    """
+    table = Table(title="Round score" + (" — Sa'aydeh" if saaydeh_next is not None else ""))
     for col in ("Seat", "Role", "Est", "Won", "Made", "Base", "C/W", "Only", "Risk",
                 "DCall", "Dash", "Sum", "x", "Score"):
         table.add_column(col, justify="left" if col in ("Role", "Made") else "right")
@@ -178,6 +191,9 @@ def _print_breakdown(result: tuple[SeatScore, ...]) -> None:
     console.print(table)
     console.print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
                     "(classic, Under);\nSum x multiplier = Score.")
+    if saaydeh_next is not None:
+        console.print(f"Sa'aydeh: all four seats missed, so nobody scores this round (x0); "
+                      f"the next round counts x{saaydeh_next}.")
 
 
 @app.command()
@@ -188,7 +204,9 @@ def play(
     seat: Annotated[int, typer.Option(min=0, max=3, help="Your seat, 0-3.")] = 0,
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "You",
     seed: Annotated[int | None, typer.Option(help="Deal seed, to replay the same cards.")] = None,
-    save: Annotated[Path | None, typer.Option(help="Write the game's record here at the end.")] = None,
+    save: Annotated[Path | None, typer.Option(
+        help="Keep the game's record here, rewritten after every move (so `estimation hint FILE` works "
+             "on the game in progress).")] = None,
 ) -> None:
     """Play a game in the terminal against three bots."""
     from .bots import make_bot
@@ -197,17 +215,65 @@ def play(
     from .rulesets import get_ruleset
 
     try:
-        players = [f"Bot {s}" for s in range(4)]
+        players = [bot_name(s) for s in range(4)]
         players[seat] = name
         game = Game(get_ruleset(ruleset), length, seed=seed, players=players)
         opponents = {s: make_bot(bots, None if seed is None else seed * 4 + s) for s in range(4) if s != seat}
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
-    TerminalGame(game, seat, opponents, Console(highlight=False)).run()
+    console = Console(highlight=False)
+    after_action: Callable[[Game], None] | None = None
     if save is not None:
-        save.write_text(json.dumps(game.record(), indent=1), encoding="utf-8")
-        Console().print(f"Record written to {save}")
+        try:
+            save_record(game, save)  # a path that cannot be written is refused before the first move
+        except OSError as exc:
+            print(f"error: cannot write {save}: {exc.strerror or exc}", file=sys.stderr)
+            raise typer.Exit(2) from None
+        after_action = functools.partial(save_record, path=save)
+        console.print(f"The record is kept in {save} after every move: in another terminal, "
+                      f"`estimation hint {save}` rates your options.")
+    TerminalGame(game, seat, opponents, console, after_action=after_action).run()
+    if save is not None:
+        console.print(f"Record written to {save}")
+
+
+def bot_name(seat: int) -> str:
+    """The name of a bot in ``seat``: the server's (``Bot 1``..``Bot 4`` by seat, seat s is ``Bot s+1``).
+
+    The terminal and the browser name the same seat the same way, so a game told about in one reads
+    the same in the other.
+    """
+    return f"Bot {seat + 1}"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    The record is rewritten after every move while ``estimation hint`` may be reading it from another
+    terminal: a reader sees the old record or the new one, never half a file.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; a record is a plain file
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then setting it back: there is no other way)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def save_record(game: Game, path: Path) -> None:
+    """The game's record so far (a game in progress is a valid record), written atomically."""
+    write_atomically(path, json.dumps(game.record(), indent=1))
 
 
 from . import cli_bots  # noqa: E402,F401
