@@ -141,4 +141,8 @@ def tournament(
     console.print(table)
     for a, b, interval in report.pairs:
         console.print(f"{a} - {b}, same seats and deals: {interval} per round (n={interval.n})")
-    console.print(f"Records, results.json and scores.png in {out}/")
+    if report.plot is not None:
+        console.print(f"Records, results.json and scores.png in {out}/")
+    else:
+        console.print(f"Records and results.json in {out}/. No scores.png: the plot needs matplotlib, "
+                      "the tournament extra: pip install -e '.[tournament]'", markup=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -33,6 +34,8 @@ class Report:
     #: (a, b, interval of a - b in the same seats on the same deals), for every pair of candidates
     pairs: list[tuple[str, str, Interval]] = field(default_factory=list)
     rounds: int = 0
+    #: Where the plot was drawn, or None: no ``out`` folder, or matplotlib (the tournament extra) missing.
+    plot: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
         def level(s: LevelSummary) -> dict[str, Any]:
@@ -42,13 +45,30 @@ class Report:
 
         config = asdict(self.config)
         config["out"] = None if self.config.out is None else str(self.config.out)
-        return {
+        out: dict[str, Any] = _finite({
             "config": config,
             "rounds": self.rounds,
             "baseline": level(self.baseline),
             "levels": [level(s) for s in self.levels],
             "pairs": [{"a": a, "b": b, **asdict(i)} for a, b, i in self.pairs],
-        }
+        })
+        return out
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by None (JSON's null).
+
+    The statistics use NaN for "no value" (the baseline's difference with itself, a level that made no
+    decision, an interval of one round), but NaN is not JSON: ``json.dumps`` writes a bare ``NaN`` that
+    strict readers (browsers' ``JSON.parse``, jq) refuse.
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def make_jobs(config: Config) -> list[Job]:
@@ -102,18 +122,39 @@ def run(config: Config, on_done: Callable[[Job, GameResult], None] | None = None
         for b in cands[i + 1:]:
             report.pairs.append((a, b, paired(seat_scores(by_level[a]), seat_scores(by_level[b]))))
     if config.out is not None:
-        write_outputs(report, config.out)
+        report.plot = write_outputs(report, config.out)
     return report
 
 
-def write_outputs(report: Report, out: Path) -> None:
-    (out / "results.json").write_text(json.dumps(report.to_dict(), indent=1), encoding="utf-8")
-    plot(report, out / "scores.png")
+def write_outputs(report: Report, out: Path) -> Path | None:
+    """results.json (strict JSON: ``allow_nan=False`` refuses any NaN left), then the plot if it can be drawn.
+
+    Returns the plot's path, or None when matplotlib (the ``tournament`` extra) is not installed: the
+    results are written first and kept either way, since the games behind them may have taken hours.
+    """
+    (out / "results.json").write_text(json.dumps(report.to_dict(), indent=1, allow_nan=False),
+                                      encoding="utf-8")
+    path = out / "scores.png"
+    try:
+        plot(report, path)
+    except PlotUnavailable:
+        return None
+    return path
+
+
+class PlotUnavailable(ImportError):
+    """matplotlib, which only the plot needs, is not installed (``pip install -e '.[tournament]'``)."""
 
 
 def plot(report: Report, path: Path) -> None:
-    """Box plots and histograms of the per-round scores of each level in its seats."""
-    import matplotlib
+    """Box plots and histograms of the per-round scores of each level in its seats.
+
+    Raises :class:`PlotUnavailable` when matplotlib cannot be imported.
+    """
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise PlotUnavailable(f"the plot needs matplotlib: {exc}") from exc
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
