@@ -1,6 +1,16 @@
 // English and Arabic strings. t(key, args) fills {name} placeholders; Arabic switches the page to RTL.
 
 const en = {
+  // --- describe.js (record actions as sentences) and the replay's controls ---
+  d_line: "{name}: {what}", d_seat: "Seat {n}", d_play: "play {card}", d_call: "call {call}", d_bid: "bid {call}",
+  d_declare: "declare {call}", d_with: "With", d_pass: "Pass", d_dashcall: "Dash Call", d_nodashcall: "No Dash Call",
+  d_dash: "Dash", d_nodash: "No Dash", d_est: "estimate {n}", d_super: "estimate {n}, Super Call {trump}",
+  d_rp_start: "« Start", d_rp_rprev: "‹‹ Round", d_rp_back: "‹ Back", d_rp_next: "Next ›", d_rp_rnext: "Round ››",
+  d_rp_end: "End »", d_rp_start_aria: "Start: before the first action", d_rp_rprev_aria: "Back to the previous round",
+  d_rp_back_aria: "Back one action", d_rp_next_aria: "Next action", d_rp_rnext_aria: "On to the next round",
+  d_rp_end_aria: "End: after the last action", d_rp_none: "Before the first action",
+  d_calc_new_q: "Start a new game?", d_calc_new_text: "The {n} rounds scored so far are removed. The players' names stay.",
+  d_calc_new_ok: "New game", d_cancel: "Cancel",
   app: "Estimation", lobby: "Lobby", calculator: "Score calculator", settings: "Settings", sign_out: "Sign out",
   sign_in: "Sign in", create_account: "Create account", play_guest: "Play as guest", name: "Name",
   password: "Password", guest: "guest", welcome_title: "Estimation: the card table",
@@ -58,6 +68,16 @@ const en = {
 };
 
 const ar = {
+  // --- describe.js وأزرار الإعادة ---
+  d_line: "{name}: {what}", d_seat: "المقعد {n}", d_play: "لعب {card}", d_call: "طلب {call}", d_bid: "زايد {call}",
+  d_declare: "أعلن {call}", d_with: "مع", d_pass: "باس", d_dashcall: "داش كول", d_nodashcall: "بدون داش كول",
+  d_dash: "داش", d_nodash: "بدون داش", d_est: "توقّع {n}", d_super: "توقّع {n}، سوبر كول {trump}",
+  d_rp_start: "« البداية", d_rp_rprev: "‹‹ جولة", d_rp_back: "‹ رجوع", d_rp_next: "التالي ›", d_rp_rnext: "جولة ››",
+  d_rp_end: "النهاية »", d_rp_start_aria: "البداية: قبل الحركة الأولى", d_rp_rprev_aria: "رجوع إلى الجولة السابقة",
+  d_rp_back_aria: "رجوع حركة واحدة", d_rp_next_aria: "الحركة التالية", d_rp_rnext_aria: "إلى الجولة التالية",
+  d_rp_end_aria: "النهاية: بعد الحركة الأخيرة", d_rp_none: "قبل الحركة الأولى",
+  d_calc_new_q: "بدء مباراة جديدة؟", d_calc_new_text: "تُحذف الجولات المحسوبة حتى الآن ({n}). تبقى أسماء اللاعبين.",
+  d_calc_new_ok: "مباراة جديدة", d_cancel: "إلغاء",
   app: "استيميشن", lobby: "الصالة", calculator: "حاسبة النقاط", settings: "الإعدادات", sign_out: "تسجيل الخروج",
   sign_in: "تسجيل الدخول", create_account: "إنشاء حساب", play_guest: "العب كضيف", name: "الاسم",
   password: "كلمة المرور", guest: "ضيف", welcome_title: "استيميشن: طاولة اللعب",
