@@ -1,6 +1,7 @@
 // Replays of finished games, step by step, from their estimation-record/1 (GET /api/tables/{id}/record).
 // A finished game's record is public (every hand included); the scores come from score.js.
 import { h, api, sortHand, cardFace, callText, trumpText } from "./common.js";
+import { describeAction } from "./describe.js";
 import { t, getLang } from "./i18n.js";
 import { scoreRound, nextMultiplier } from "./score.js";
 import { breakdownTable, scoreSheet } from "./sheet.js";
@@ -8,32 +9,53 @@ import { breakdownTable, scoreSheet } from "./sheet.js";
 const ORDER = ["NT", "S", "H", "D", "C"];
 const RANK = "23456789TJQKA";
 const ROUNDS = { micro: 5, mini: 10, full: 18, standard: 18, committee: 13, long: 24 };
+/** RECORD.md: `length` may be left out, meaning the ruleset's default. */
+const DEFAULT_LENGTH = { koutchina: "micro", classic: "full", egyptian: "standard" };
+/** Where each seat sits, seen from seat 0 at the bottom: RULES.md puts seat+1 on the RIGHT (play runs
+ *  counter-clockwise), seat+2 opposite, seat+3 on the left, in every language. */
+const POS = ["bottom", "right", "top", "left"];
+
+function lengthOf(record) { return record.length || DEFAULT_LENGTH[record.ruleset] || "micro"; }
 
 function closingTrump(record, round) {
-  const total = ROUNDS[record.length] ?? 0;
-  const closing = record.length === "committee" ? 0 : 5;
+  const length = lengthOf(record);
+  const total = ROUNDS[length] ?? 0;
+  const closing = length === "committee" ? 0 : 5;
   return round > total - closing ? ORDER[round - (total - closing) - 1] : null;
 }
 
-/** The state of a deal after its first n actions. */
+/**
+ * The state of a deal after its first n actions.
+ *
+ * `trump` is the trump in force, as the table showed it (RULES.md): a fixed or speed round's from the start,
+ * a Super Call's or a declaration's the moment it is made, a call round's once its auction is over, and
+ * none before that (a standing call can still be outbid: it is `call`, shown as the call, not as trump).
+ */
 export function dealState(record, deal, n) {
   const egyptian = record.ruleset === "egyptian";
   const hands = deal.hands.map((x) => new Set(x.split(" ")));
   const st = { hands, trick: [], leader: null, won: [0, 0, 0, 0], estimates: [null, null, null, null], order: [],
-    dash: [], withs: [], caller: null, number: null, trump: null, kind: null, lastTrick: null, supers: [], bid: false };
+    dash: [], withs: [], caller: null, number: null, trump: null, call: null, contract: null, kind: null,
+    lastTrick: null, supers: [], bid: false };
   const fixedTrump = closingTrump(record, deal.round);
   const acts = deal.actions.slice(0, n);
   const hasAuction = deal.actions.some((a) => / (call|pass|dashcall|nodash|bid|with|dash|declare)\b/.test(a));
   st.kind = egyptian ? (fixedTrump ? "speed" : "auction") : hasAuction ? "call" : "fixed";
   if (!egyptian && st.kind === "fixed") st.trump = fixedTrump || "NT";
+  if (st.kind === "speed") st.trump = fixedTrump;
+  // koutchina/classic auction: who is still in it (a Dash Caller never is; a pass is final). It is over
+  // once a call stands and its caller is the only seat left: the call's trump is then in force.
+  const inAuction = new Set([0, 1, 2, 3]);
+  const contract = (arg) => [Number(arg.match(/^\d+/)[0]), arg.replace(/^\d+/, "")];
   for (const a of acts) {
     const [sStr, verb, ...args] = a.split(" ");
     const s = Number(sStr);
-    if (verb === "dashcall" || verb === "dash") { st.dash.push(s); st.estimates[s] = 0; }
+    if (verb === "dashcall" || verb === "dash") { st.dash.push(s); st.estimates[s] = 0; inAuction.delete(s); }
     else if (verb === "call" || verb === "bid") {
-      st.caller = s; st.number = Number(args[0].match(/^\d+/)[0]); st.trump = args[0].replace(/^\d+/, ""); st.withs = []; st.bid = true;
-    } else if (verb === "with") st.withs.push(s);
-    else if (verb === "declare") { st.number = Number(args[0].match(/^\d+/)[0]); st.trump = args[0].replace(/^\d+/, ""); }
+      [st.number, st.call] = contract(args[0]); st.contract = args[0]; st.caller = s; st.withs = []; st.bid = true;
+    } else if (verb === "pass") inAuction.delete(s);
+    else if (verb === "with") st.withs.push(s);
+    else if (verb === "declare") { [st.number, st.trump] = contract(args[0]); st.contract = args[0]; }
     else if (verb === "est") {
       const e = Number(args[0]);
       st.estimates[s] = e;
@@ -56,9 +78,12 @@ export function dealState(record, deal, n) {
         st.trick = [];
       }
     }
+    if ((verb === "call" || verb === "pass") && !egyptian && st.caller !== null && inAuction.size === 1
+        && inAuction.has(st.caller)) st.trump = st.call;
   }
   if (egyptian && !st.bid && acts.some((a) => / est /.test(a))) { st.kind = "nobid"; st.trump = "NT"; st.caller = null; }
-  if (!egyptian && st.kind === "call" && st.caller !== null) st.estimates[st.caller] = st.number;
+  // The Caller's estimate is the call, once the auction is over (until then the call can be outbid).
+  if (!egyptian && st.kind === "call" && st.caller !== null && st.trump !== null) st.estimates[st.caller] = st.number;
   if (egyptian && st.caller !== null && st.bid && acts.some((a) => / declare /.test(a))) st.estimates[st.caller] = st.number;
   return st;
 }
@@ -132,34 +157,45 @@ export class ReplayPage {
 
   render() {
     const rec = this.record;
+    const egyptian = rec.ruleset === "egyptian";
+    const length = lengthOf(rec);
     const [di, n] = this.at === 0 ? [0, 0] : this.steps[this.at - 1];
     const deal = rec.deals[di];
     const st = dealState(rec, deal, n);
     const done = this.results.filter((r) => r.dealIndex < di || (r.dealIndex === di && n === deal.actions.length));
-    const action = n ? deal.actions[n - 1] : "";
-    const btn = (label, fn, id) => h("button", { type: "button", id, onclick: fn }, label);
-    const seats = [0, 1, 2, 3].map((s) => h("div", { class: `rseat pos-${["bottom", "left", "top", "right"][s]}`, "data-seat": s },
-      h("div", { class: "nameplate" }, rec.players[s], deal.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null,
+    // Names are the players' own text: they only ever reach the page as text nodes (h() and textContent).
+    const names = [0, 1, 2, 3].map((s) => rec.players[s] ?? t("d_seat", { n: s }));
+    const said = n ? describeAction(deal.actions[n - 1], names, rec.ruleset) : t("d_rp_none");
+    // Arrows every font has (« ‹ › », mirrored by the browser on a right-to-left page), with a spoken name.
+    const btn = (key, fn, id) => h("button", { type: "button", id, "aria-label": t(`d_rp_${key}_aria`), onclick: fn },
+      t(`d_rp_${key}`));
+    const seats = [0, 1, 2, 3].map((s) => h("div", { class: `rseat pos-${POS[s]}`, "data-seat": s },
+      h("div", { class: "nameplate" }, names[s],
+        deal.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null,
         st.caller === s ? h("span", { class: "badge caller" }, t("m_caller")) : null,
-        st.dash.includes(s) ? h("span", { class: "badge dashcall" }, t("m_dashcall")) : null),
+        st.withs.includes(s) ? h("span", { class: "badge with" }, t("m_with")) : null,
+        // The egyptian Dash is not a Dash Call: another promise, scored another way.
+        st.dash.includes(s) ? h("span", { class: "badge dashcall" }, t(egyptian ? "m_dash" : "m_dashcall")) : null),
       h("div", { class: "info" }, `${st.estimates[s] ?? "–"} / ${st.won[s]}`),
       h("div", { class: "rhand" }, sortHand([...st.hands[s]]).map((c) => cardFace(c)))));
-    const trick = st.trick.length ? st.trick : [];
-    this.el.replaceChildren(
-      h("h1", {}, t("replay_title", { n: this.id }), ` · ${rec.ruleset} · ${rec.length}`),
+    const parts = [
+      h("h1", {}, t("replay_title", { n: this.id }), ` · ${rec.ruleset} · ${length}`),
       h("div", { class: "bar" },
-        h("span", {}, t("round_of", { r: deal.round, n: ROUNDS[rec.length] ?? "?" })),
-        h("span", {}, `${t("trump")}: `, st.trump ? trumpText(st.trump) : "?"),
-        st.number !== null && st.kind !== "fixed" ? h("span", {}, callText(`${st.number}${st.trump}`)) : null,
+        h("span", {}, t("round_of", { r: deal.round, n: ROUNDS[length] ?? "?" })),
+        h("span", { id: "rp-trump" }, `${t("trump")}: `, st.trump ? trumpText(st.trump) : "?"),
+        st.contract !== null && st.kind !== "fixed" ? h("span", { id: "rp-call" }, callText(st.contract)) : null,
         h("span", { id: "step-n" }, t("step_n", { i: this.at, n: this.steps.length })),
-        h("code", { id: "last-action" }, action)),
+        h("span", { id: "last-action", role: "status" }, said)),
       h("div", { class: "row controls" },
-        btn(t("step_start"), () => this.go(0), "rp-start"), btn(t("rnd_prev"), () => this.round(-1), "rp-rprev"),
-        btn(t("step_back"), () => this.step(-1), "rp-back"), btn(t("step_next"), () => this.step(1), "rp-next"),
-        btn(t("rnd_next"), () => this.round(1), "rp-rnext"), btn(t("step_end"), () => this.go(this.steps.length), "rp-end")),
+        btn("start", () => this.go(0), "rp-start"), btn("rprev", () => this.round(-1), "rp-rprev"),
+        btn("back", () => this.step(-1), "rp-back"), btn("next", () => this.step(1), "rp-next"),
+        btn("rnext", () => this.round(1), "rp-rnext"), btn("end", () => this.go(this.steps.length), "rp-end")),
       h("div", { class: "felt replay" }, seats,
-        h("div", { class: "trick" }, trick.map((c) => cardFace(c.card, "span", { class: `card suit-${c.card[1]} at-${["bottom", "left", "top", "right"][c.seat]}` })))),
-      done.length ? breakdownTable(done[done.length - 1], rec.players, rec.ruleset) : null,
-      h("h2", {}, t("score_sheet")), scoreSheet(done, rec.players));
+        h("div", { class: "trick" }, st.trick.map((c) => cardFace(c.card, "span",
+          { class: `card suit-${c.card[1]} at-${POS[c.seat]}` })))),
+      done.length ? breakdownTable(done[done.length - 1], names, rec.ruleset) : null,
+      h("h2", {}, t("score_sheet")), scoreSheet(done, names)];
+    // replaceChildren() writes a null as the text "null": only real nodes go in.
+    this.el.replaceChildren(...parts.filter((x) => x !== null));
   }
 }
