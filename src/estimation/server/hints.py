@@ -13,8 +13,8 @@ import concurrent.futures
 import multiprocessing
 from typing import Any
 
-#: The search's own time cap, leaving room for the round trip and the pool's hand-over within a second.
-HINT_SECONDS = 0.6
+#: The search's own time cap, as `estimation hint` has it (the strong bot's): the answer comes within about a second.
+HINT_SECONDS = 0.8
 #: Deals sampled per candidate (the strong bot's default); the time cap ends the search sooner if needed.
 HINT_SAMPLES = 64
 
@@ -46,6 +46,11 @@ class HintPool:
                 max_workers=1, mp_context=multiprocessing.get_context("forkserver"))
             self._pool.submit(_warm)
         return self._pool
+
+    def warm(self) -> None:
+        """Start the worker now (a practice game has begun), so the first hint is not the one that waits
+        for a process to start and import the bots."""
+        self._executor()
 
     async def hint(self, view: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()

@@ -489,6 +489,8 @@ class TableRuntime:
         names = [s.name or f"Seat {i}" for i, s in enumerate(self.seats)]
         self.game = new_game(self.rules.ruleset, self.rules.length, secrets.randbits(63), names)
         self.status = "playing"
+        if sum(not s.is_bot for s in self.seats) == 1:  # a practice table: hints will be asked for
+            self.hub.hints.warm()
         return [{"kind": "start", "players": names, "dealer": self.game.dealer}]
 
     async def leave(self, account_id: int) -> None:

@@ -4,6 +4,7 @@ import { t, setLang, getLang } from "./i18n.js";
 import { TablePage } from "./table.js";
 import { ReplayPage } from "./replay.js";
 import { CalcPage } from "./calc.js";
+import { RulesPage } from "./rules.js";
 
 const main = document.getElementById("main");
 let current = null; // the page object with a destroy()
@@ -19,7 +20,8 @@ function header() {
   const s = session();
   const nav = h("nav", { class: "topbar" },
     h("a", { href: "#/", class: "brand" }, "♠ ", t("app")),
-    h("a", { href: "#/" }, t("lobby")),
+    // The Lobby link works while seated: it says "show me the lobby", not "take me back to my table".
+    h("a", { href: "#/", id: "lobby-link", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("lobby")),
     h("a", { href: "#/calc" }, t("calculator")),
     h("span", { class: "grow" }),
     h("button", { type: "button", class: "link", id: "lang-toggle", "aria-label": t("language"),
@@ -51,6 +53,8 @@ export function openSettings() {
     h("option", { value: "off", selected: s.motion === "off" }, t("off")));
   const four = h("input", { type: "checkbox", id: "set-four", checked: !!s.fourColour,
     onchange: (e) => { saveSettings({ fourColour: e.target.checked }); applySettings(); } });
+  const snd = h("input", { type: "checkbox", id: "set-sound", checked: !!s.sound,
+    onchange: (e) => saveSettings({ sound: e.target.checked }) });
   const pause = h("input", { type: "number", id: "set-pause", min: 0, max: 5000, step: 100, value: s.pause,
     onchange: (e) => saveSettings({ pause: Math.max(0, Math.min(5000, Number(e.target.value) || 0)) }) });
   dlg.append(h("h2", {}, t("settings")),
@@ -58,6 +62,7 @@ export function openSettings() {
     h("label", {}, t("reduce_motion"), " ", motion),
     h("label", {}, four, " ", t("four_colour")),
     h("label", {}, t("trick_pause"), " ", pause),
+    h("label", {}, snd, " ", t("sound")),
     h("p", { class: "muted" }, t("keys_help")),
     h("button", { type: "button", onclick: () => dlg.close() }, t("close")));
   dlg.addEventListener("close", () => dlg.remove());
@@ -88,7 +93,13 @@ async function route() {
   const hash = location.hash || "#/";
   let m;
   if ((m = /^#\/calc/.exec(hash))) { current = new CalcPage(main); return; }
+  if ((m = /^#\/rules\/?(\w*)/.exec(hash))) { current = new RulesPage(main, m[1] || "koutchina"); return; }
   if ((m = /^#\/replay\/(\d+)/.exec(hash))) { current = new ReplayPage(main, Number(m[1])); return; }
+  // An invite link: keep its code for this table (the hash never reaches the server's logs), then the table.
+  if ((m = /^#\/join\/(\d+)\/([\w-]{1,64})$/.exec(hash))) {
+    store.set(`invite.${m[1]}`, decodeURIComponent(m[2]));
+    if (session()) { location.replace(`#/table/${m[1]}`); return; }
+  }
   if (!session()) { signInPage(); return; }
   if ((m = /^#\/table\/(\d+)/.exec(hash))) { current = new TablePage(main, Number(m[1])); return; }
   // Back to the table after a reload or a drop: the stored table, while its game is on.
@@ -167,11 +178,20 @@ async function lobbyPage() {
   fillLengths();
   const stake = h("input", { id: "stake", type: "number", min: 0, value: 0, disabled: me.account.guest });
   const nbots = h("select", { id: "bots" }, [0, 1, 2, 3].map((n) => h("option", { value: n, selected: n === 3 }, n)));
-  const level = h("select", { id: "bot-level" }, bots.levels.map((l) => h("option", { value: l }, l)));
+  // strong by default: a newcomer should meet bots that play well; the last choice is remembered.
+  const savedLevel = store.get("botLevel", "strong");
+  const level = h("select", { id: "bot-level", onchange: (e) => store.set("botLevel", e.target.value) },
+    bots.levels.map((l) => h("option", { value: l, selected: l === (bots.levels.includes(savedLevel) ? savedLevel : "strong") }, l)));
+  const stakeNote = h("p", { class: "muted stake-note", id: "create-stake-note" });
+  const noteStake = () => {
+    const n = Number(stake.value) || 0;
+    stakeNote.textContent = n > 0 && !me.account.guest ? t("create_stakes", { s: n }) : "";
+  };
+  stake.addEventListener("input", noteStake);
   const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60 });
   const priv = h("input", { id: "private", type: "checkbox" });
   form.append(h("h2", {}, t("create_table")),
-    h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake),
+    h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake), stakeNote,
     h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock),
     h("label", { class: "inline" }, priv, " ", t("private")),
     h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create")));
@@ -196,15 +216,16 @@ async function lobbyPage() {
       h("strong", {}, t("table_n", { n: tb.id })), " ", `${tb.ruleset} · ${tb.length}`,
       tb.stake ? ` · ${t("stake")} ${tb.stake}` : "", h("br"), h("small", {}, seatsText(tb)), " ", buttons(tb))))
       : h("p", { class: "muted" }, t("none")));
-  const joinBtn = (tb) => h("button", { type: "button", class: "join", onclick: async () => {
+  const joinBtn = (tb) => h("button", { type: "button", class: "join", "data-stake": tb.stake, onclick: async () => {
     try {
       await api("POST", `/api/tables/${tb.id}/join`, { seat: null, stake: tb.stake > 0 && !me.account.guest });
       location.hash = `#/table/${tb.id}`;
     } catch (ex) { err.textContent = t("error", { m: ex.message }); }
-  } }, t("join"));
+  } }, tb.stake > 0 && !me.account.guest ? t("join_stake_btn", { s: tb.stake }) : t("join"));
   const watchBtn = (tb) => h("a", { class: "button watch", href: `#/table/${tb.id}` }, t("watch"));
   const replayBtn = (id) => h("a", { class: "button replay", href: `#/replay/${id}` }, t("replay"));
-  try {
+  // The lists update by themselves: fetched again every few seconds while the lobby is on screen.
+  const fillLists = async () => {
     const [open, playing, finished] = await Promise.all(["open", "playing", "finished"].map((s) =>
       api("GET", `/api/tables?status=${s}&limit=20`)));
     const mineIds = new Set();
@@ -213,15 +234,27 @@ async function lobbyPage() {
       mine = await api("GET", `/api/players/${me.account.id}/games?limit=20`);
       mine.forEach((g) => mineIds.add(g.table_id));
     } catch { /* no games */ }
-    lists.append(
+    lists.replaceChildren(
       section(t("open_tables"), "open-tables", open, (tb) => [joinBtn(tb), " ", watchBtn(tb)]),
       section(t("playing_tables"), "playing-tables", playing, (tb) => [watchBtn(tb)]),
       h("section", { class: "tables", id: "my-games" }, h("h2", {}, t("my_games")),
         mine.length ? h("ul", {}, mine.map((g) => h("li", {}, t("table_n", { n: g.table_id }), ` · ${g.ruleset} · ${g.length} · `,
           `${t("total")} ${g.total} · ${t("place")} ${g.place} `, replayBtn(g.table_id)))) : h("p", { class: "muted" }, t("none"))),
       section(t("finished_tables"), "finished-tables", finished.filter((tb) => !mineIds.has(tb.id)), (tb) => [replayBtn(tb.id)]));
-  } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+    lists.dataset.refreshed = String(Date.now());
+  };
+  try { await fillLists(); } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+  const page = { timer: null, destroy() { clearInterval(this.timer); } };
+  page.timer = setInterval(() => {
+    if (current !== page) { clearInterval(page.timer); return; }
+    if (document.hidden || lists.contains(document.activeElement)) return; // never pull a button from under a click
+    fillLists().catch(() => {});
+  }, LOBBY_REFRESH_MS);
+  if (main.contains(lists)) current = page;
 }
+
+/** How often the lobby's lists are fetched again. */
+const LOBBY_REFRESH_MS = 4000;
 
 window.addEventListener("hashchange", route);
 applySettings();

@@ -10,7 +10,8 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  // Any depth: a panel may pass a list of rows of buttons (a flat(1) here once drew "[object HTMLButtonElement]").
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -47,7 +48,7 @@ export async function api(method, path, body) {
 }
 
 // --- settings --------------------------------------------------------------------------------------
-const DEFAULTS = { lang: "en", motion: "auto", fourColour: false, pause: 1000 };
+const DEFAULTS = { lang: "en", motion: "auto", fourColour: false, pause: 1000, sound: true };
 
 export function settings() {
   const s = { ...DEFAULTS, ...store.get("settings", {}) };
@@ -99,3 +100,24 @@ export function cardFace(card, tag = "span", attrs = {}) {
 export function cardBack() { return h("span", { class: "card back", "aria-hidden": "true" }); }
 
 export function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
+/**
+ * Ask before something that cannot be undone: a modal dialog with the question and two visible buttons.
+ * Resolves true for OK, false for Cancel, Escape or closing it.
+ */
+export function confirmDialog({ id = "confirm-dialog", title, text = [], ok, cancel }) {
+  return new Promise((resolve) => {
+    document.querySelectorAll(`#${id}`).forEach((d) => d.remove());
+    let answer = false;
+    const dlg = h("dialog", { class: "confirm", id, "aria-labelledby": `${id}-title` },
+      h("h2", { id: `${id}-title` }, title),
+      (Array.isArray(text) ? text : [text]).filter(Boolean).map((p) => h("p", {}, p)),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "cancel", onclick: () => dlg.close() }, cancel),
+        h("button", { type: "button", class: "primary ok", onclick: () => { answer = true; dlg.close(); } }, ok)));
+    dlg.addEventListener("close", () => { dlg.remove(); resolve(answer); });
+    document.body.append(dlg);
+    dlg.showModal();
+    dlg.querySelector("button.cancel").focus();
+  });
+}

@@ -1,18 +1,20 @@
 // The table: one WebSocket (estimation-ws/1), the view drawn as it is, actions only from view.legal.
-import { h, api, store, session, settings, reduceMotion, sortHand, cardFace, cardBack, callText, trumpText,
-  SUIT_GLYPH, sleep } from "./common.js";
+// Panels for declarations are in bidding.js, the scoreboard and the declarations in board.js.
+import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
+  sleep, confirmDialog } from "./common.js";
 import { t, getLang } from "./i18n.js";
-import { riskLevel } from "./score.js";
 import { breakdownTable, scoreSheet } from "./sheet.js";
 import { openSettings } from "./app.js";
+import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
+import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip } from "./board.js";
+import { describeAction } from "./describe.js";
+import { play as sound } from "./sound.js";
 
-const POS = ["bottom", "left", "top", "right"];
-const TRUMPS = ["C", "D", "H", "S", "NT"];
-
-function parseAction(text) {
-  const [seat, verb, ...args] = text.split(" ");
-  return { seat: Number(seat), verb, args };
-}
+// Counter-clockwise, as at a real table (shared/RULES.md, Direction): the next seat sits on the viewer's
+// right, the one after opposite, the last on the left, in every language.
+const POS = ["bottom", "right", "top", "left"];
+//: Seconds left on your own clock when the page warns that a bot is about to play for you.
+const WARN_SECONDS = 10;
 
 /** The trick just completed by this update, if any: four cards and who took them. */
 function completedTrick(prev, next, events) {
@@ -48,8 +50,12 @@ export class TablePage {
     this.retries = 0;
     this.status = t("connecting");
     this.superFor = null; // an estimate number awaiting its Super Call trump
+    this.pick = null; // the number and suit chosen in the auction or declaration panel
     this.sent = false;
     this.seenResults = null;
+    this.clock = null; // {seat, end (performance.now() ms), seconds}
+    this.wasMyTurn = false;
+    this.invite = null; // the creator's invite code (from GET /api/tables/ID)
     const saved = store.get("table");
     this.lastVersion = saved && saved.id === id ? saved.version : null;
     this.pending = new Map(Object.entries(store.get(`pending.${id}`, {})));
@@ -58,6 +64,9 @@ export class TablePage {
     root.append(this.el);
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
+    this.onVisible = () => this.renderTitle();
+    document.addEventListener("visibilitychange", this.onVisible);
+    this.ticker = setInterval(() => this.tick(), 250);
     this.render();
     this.connect();
   }
@@ -65,9 +74,12 @@ export class TablePage {
   destroy() {
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("visibilitychange", this.onVisible);
+    clearInterval(this.ticker);
     clearTimeout(this.timer);
     if (this.ws) this.ws.close();
     document.querySelectorAll("dialog.table-dialog").forEach((d) => d.remove());
+    document.title = t("app");
   }
 
   // --- the socket ---------------------------------------------------------------------------------
@@ -108,6 +120,8 @@ export class TablePage {
     this.savePending();
     this.sent = true;
     this.superFor = null;
+    this.pick = null;
+    if (/ play /.test(text)) sound("card");
     this.send({ type: "action", id, action: text, version: this.version });
     this.render();
   }
@@ -115,6 +129,12 @@ export class TablePage {
   remember() {
     if (this.seat === null) return;
     store.set("table", { id: this.id, version: this.version, done: !!(this.view && this.view.over) });
+  }
+
+  /** The table's clock as the server sent it: milliseconds left when sent, kept as a local end time. */
+  setClock(table) {
+    const c = table && table.clock;
+    this.clock = c ? { seat: c.seat, end: performance.now() + c.ms_left, seconds: c.seconds } : null;
   }
 
   message(msg) {
@@ -129,12 +149,14 @@ export class TablePage {
         this.version = msg.version;
         this.lastVersion = msg.version;
         this.table = msg.table;
+        this.setClock(msg.table);
         this.view = msg.view;
         if (msg.table.payout) this.payout = msg.table.payout; // a finished table: its pot split
         this.queue = [];
         for (const b of msg.events || []) this.noteEvents(b.events);
         this.show(msg.view, msg.version);
         this.remember();
+        this.fetchInvite();
         // Unsure whether they arrived: resend with the same ids (a committed one is acked as a duplicate).
         for (const [id, p] of this.pending) this.send({ type: "action", id, action: p.action, version: p.version });
         break;
@@ -142,8 +164,12 @@ export class TablePage {
         this.version = msg.version;
         this.lastVersion = msg.version;
         this.table = msg.table;
+        this.setClock(msg.table);
         this.view = msg.view;
         this.noteEvents(msg.events);
+        for (const ev of msg.events || []) {
+          if (ev.kind === "action" && ev.seat !== this.seat && / play /.test(ev.action)) sound("card");
+        }
         this.remember();
         this.queue.push(msg);
         this.pump();
@@ -168,6 +194,16 @@ export class TablePage {
     }
   }
 
+  /** The creator of a private table sees its invite code (the table's REST resource gives it to them only). */
+  async fetchInvite() {
+    if (this.invite !== null || !this.table || !this.table.private || this.table.status !== "open") return;
+    this.invite = "";
+    try {
+      const tb = await api("GET", `/api/tables/${this.id}`);
+      if (tb.invite_code) { this.invite = tb.invite_code; this.render(); }
+    } catch { /* not the creator: no code to show */ }
+  }
+
   async pump() {
     if (this.busy) return;
     this.busy = true;
@@ -183,6 +219,7 @@ export class TablePage {
           this.overlay = done;
           this.sent = false;
           this.render();
+          if (done.winner === this.seat) sound("trick");
           await sleep(pause);
           if (!reduceMotion() && done.winner !== null) {
             const area = this.el.querySelector(".trick");
@@ -210,10 +247,14 @@ export class TablePage {
   // --- drawing ------------------------------------------------------------------------------------
   base() { return this.seat === null ? 0 : this.seat; }
   pos(seat) { return POS[(seat - this.base() + 4) % 4]; }
-  names() {
-    if (this.shown) return this.shown.players;
-    return (this.table ? this.table.seats : []).map((s) => s.name || t("empty_seat"));
+
+  /** The legal actions a click may take now: none while a trick is on show or an action is on its way. */
+  liveLegal() {
+    const live = !this.busy && !this.queue.length && !this.sent && this.shown === this.view && this.shown;
+    return live ? new Set(this.shown.legal) : new Set();
   }
+
+  myTurn() { return this.seat !== null && this.liveLegal().size > 0; }
 
   flash(text) {
     this.flashText = text;
@@ -227,6 +268,12 @@ export class TablePage {
     if (st) st.textContent = [this.status, this.flashText].filter(Boolean).join(" ");
   }
 
+  /** The tab's title says it is your turn while the tab is hidden. */
+  renderTitle() {
+    const mine = this.myTurn();
+    document.title = mine && document.hidden ? `● ${t("your_turn")} · ${t("app")}` : t("app");
+  }
+
   render() {
     if (this.closed) return;
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
@@ -237,14 +284,37 @@ export class TablePage {
     const kids = [h("p", { class: "conn", role: "status", "aria-live": "polite" })];
     if (!v) kids.push(this.renderWaiting());
     else {
-      kids.push(this.renderBar(v), h("div", { class: "layout" }, this.renderFelt(v), this.renderBoard(v)),
+      kids.push(this.renderBar(v), scoreboard(v, this.seat, this.table && this.table.seats, this.clock ? this.clock.seat : null),
+        h("div", { class: "layout" }, this.renderFelt(v), declarationLog(v)),
         this.renderActions(v), this.renderHand(v), this.renderTools(v));
     }
     this.el.replaceChildren(...kids);
     this.renderStatus();
+    this.tick();
+    const mine = this.myTurn();
+    if (mine && !this.wasMyTurn) sound("turn");
+    this.wasMyTurn = mine;
+    this.renderTitle();
     if (focused) {
       const again = this.el.querySelector(`[data-key="${CSS.escape(focused)}"]`);
       if (again && !again.disabled) again.focus();
+    }
+  }
+
+  /** Every quarter second: the countdown on the seat to move, and the warning before a bot plays for you. */
+  tick() {
+    const c = this.clock;
+    const left = c ? Math.max(0, Math.ceil((c.end - performance.now()) / 1000)) : null;
+    for (const el of this.el.querySelectorAll(".clock")) {
+      el.textContent = left === null ? "" : t("clock_s", { n: left });
+      el.classList.toggle("low", left !== null && left <= WARN_SECONDS);
+      el.setAttribute("aria-label", left === null ? "" : t("seconds_left", { n: left }));
+    }
+    const warn = this.el.querySelector("#clock-warning");
+    if (warn) {
+      const show = c && c.seat === this.seat && left !== null && left <= WARN_SECONDS;
+      warn.hidden = !show;
+      if (show) warn.textContent = t("clock_warning", { n: left });
     }
   }
 
@@ -253,90 +323,115 @@ export class TablePage {
     if (!tb) return h("p", {}, t("connecting"));
     const seated = tb.seats.filter((s) => s.name).length;
     const me = session();
+    const mine = me && tb.seats.find((s) => s.account_id === me.account.id && !s.left);
+    const inviteUrl = this.invite ? `${location.origin}${location.pathname}#/join/${tb.id}/${encodeURIComponent(this.invite)}` : null;
+    const creator = !!this.invite;
+    const stakeNote = tb.stake ? h("p", { class: "stake-note", id: "stake-note" }, t("stake_pot", { s: tb.stake, p: tb.pot }),
+      me && me.account.guest ? ` · ${t("guest_no_stake")}` : ` · ${t("join_stakes", { s: tb.stake })}`) : null;
     return h("section", { class: "card-panel waiting" },
-      h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`),
-      h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : tb.status),
-      h("ul", {}, tb.seats.map((s) => h("li", {}, `${t("seat")} ${s.seat + 1}: `,
+      h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`, tb.private ? ` · ${t("private")}` : ""),
+      h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
+      stakeNote,
+      h("ul", { class: "seat-list" }, tb.seats.map((s) => h("li", { "data-seat": s.seat }, `${t("seat")} ${s.seat + 1}: `,
         s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat"), " ",
-        !s.name && this.seat === null && me && tb.status === "open"
-          ? h("button", { type: "button", onclick: () => this.sit(s.seat) }, t("sit_here")) : null))),
-      this.seat !== null ? h("button", { type: "button", onclick: () => this.leave() }, t("leave")) : null,
-      h("a", { class: "button", href: "#/", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("back_lobby")));
+        !s.name && !mine && me && tb.status === "open"
+          ? h("button", { type: "button", class: "sit", onclick: () => this.sit(s.seat) },
+            tb.stake && !me.account.guest ? t("sit_stake", { s: tb.stake }) : t("sit_here")) : null))),
+      inviteUrl ? h("div", { class: "invite", id: "invite" },
+        h("label", { for: "invite-link" }, t("invite_link")),
+        h("div", { class: "row" },
+          h("input", { id: "invite-link", readonly: true, value: inviteUrl, onfocus: (e) => e.target.select() }),
+          h("button", { type: "button", id: "copy-invite", onclick: () => this.copyInvite(inviteUrl) }, t("copy")))) : null,
+      creator && tb.status === "open" && tb.seats.some((s) => !s.name)
+        ? h("button", { type: "button", id: "fill-bots", onclick: () => this.fillBots() }, t("fill_bots")) : null,
+      h("div", { class: "row" },
+        mine ? h("button", { type: "button", id: "leave-btn", onclick: () => this.leave() }, t("leave")) : null,
+        h("a", { class: "button", href: "#/", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("back_lobby"))));
+  }
+
+  async copyInvite(url) {
+    try {
+      await navigator.clipboard.writeText(url);
+      this.flash(t("copied"));
+    } catch {
+      const input = this.el.querySelector("#invite-link");
+      if (input) { input.focus(); input.select(); }
+      this.flash(t("copy_by_hand"));
+    }
+  }
+
+  async fillBots() {
+    try { await api("POST", `/api/tables/${this.id}/bots`); } catch (e) { this.flash(t("error", { m: e.message })); }
   }
 
   async sit(seat) {
+    const tb = this.table;
+    const me = session();
     try {
-      await api("POST", `/api/tables/${this.id}/join`, { seat, stake: false });
+      await api("POST", `/api/tables/${this.id}/join`, { seat, stake: !!(tb && tb.stake > 0 && me && !me.account.guest),
+        invite: store.get(`invite.${this.id}`) || null });
       this.ws.close(); // the seat is bound at hello: say it again
     } catch (e) { this.flash(t("error", { m: e.message })); }
   }
 
-  leave() {
-    this.send({ type: "leave" });
+  /** What leaving costs at this table, said before the player confirms. */
+  leaveCost() {
+    const tb = this.table;
+    const me = this.seat === null || !tb ? null : tb.seats[this.seat];
+    if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
+    const lines = [tb.ruleset === "egyptian" ? t("leave_ends_match") : t("leave_bot_plays")];
+    if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
+    return lines;
+  }
+
+  async leave() {
+    const ok = await confirmDialog({ id: "leave-dialog", title: t("leave_q"), text: this.leaveCost(),
+      ok: t("leave"), cancel: t("stay") });
+    if (!ok || this.closed) return;
+    try {
+      await api("POST", `/api/tables/${this.id}/leave`);
+    } catch (e) {
+      if (!(e.status === 409)) { this.flash(t("error", { m: e.message })); return; }
+    }
     store.del("table");
     sessionStorage.setItem("est.lobby", "1");
     location.hash = "#/";
   }
 
   renderBar(v) {
-    const kind = v.kind ? t(`kind_${v.kind}`) : "";
+    const tb = this.table;
+    const mine = this.myTurn();
+    const meSeat = tb && this.seat !== null ? tb.seats[this.seat] : null;
     const turn = v.over ? t("phase_over")
-      : v.to_move === null ? "" : v.to_move === this.seat ? t("your_turn") : t("waiting_for", { name: v.players[v.to_move] });
+      : v.to_move === null ? "" : mine ? t("your_turn")
+        : v.to_move === this.seat ? (meSeat && meSeat.away ? t("bot_playing_for_you") : "…")
+          : t("waiting_for", { name: v.players[v.to_move] });
+    const kind = v.kind ? t(`kind_${v.kind}`) : "";
     return h("div", { class: "bar" },
       h("span", { class: "round" }, t("round_of", { r: v.round, n: v.rounds }), v.deal > 1 ? ` (${t("deal_n", { n: v.deal })})` : ""),
-      h("span", {}, kind),
-      h("span", { class: "trump" }, `${t("trump")}: `, v.trump ? h("strong", { class: `suit-${v.trump}` }, trumpText(v.trump)) : "?"),
+      h("span", { class: "kind", id: "round-kind" }, kind),
+      h("span", { class: "trump", id: "trump" }, `${t("trump")}: `,
+        v.trump ? h("strong", { class: `suit-${v.trump}`, "data-trump": v.trump }, trumpText(v.trump)) : h("span", { "data-trump": "" }, t("trump_open"))),
       h("span", { class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "multiplier" }, `${t("multiplier")} ×${v.multiplier}`),
-      h("span", { class: "phase" }, t(`phase_${v.phase}`)),
-      h("strong", { class: "turn", id: "turn" }, turn),
-      this.seat === null ? h("span", { class: "muted" }, t("spectator")) : null);
-  }
-
-  markers(v, s) {
-    const out = [];
-    const est = v.estimates;
-    const withs = v.ruleset === "egyptian" ? v.with_seats
-      : v.caller === null || v.caller === undefined ? [] : [0, 1, 2, 3].filter((x) => x !== v.caller && !v.dash_seats.includes(x)
-        && est[x] !== null && est[x] === est[v.caller] && v.estimate_order.includes(x));
-    if (v.caller === s) out.push(h("span", { class: "badge caller" }, t("m_caller")));
-    if (withs.includes(s)) out.push(h("span", { class: "badge with" }, t("m_with")));
-    if (v.dash_seats.includes(s)) out.push(h("span", { class: "badge dashcall" }, v.ruleset === "egyptian" ? t("m_dash") : t("m_dashcall")));
-    if ((v.phase === "play") && v.estimate_order.length && v.estimate_order[v.estimate_order.length - 1] === s) {
-      const total = est.reduce((a, b) => a + (b ?? 0), 0);
-      const level = riskLevel(v.ruleset, v.kind, total, est, s);
-      if (level) out.push(h("span", { class: "badge risk" }, t(level === 1 ? "m_risk" : level === 2 ? "m_risk2" : "m_risk3")));
-    }
-    const m = v.markers[s];
-    for (const suit of m.avoid) out.push(h("span", { class: `badge avoid suit-${suit}`, title: t("m_avoid") }, `${t("m_avoid")} ${SUIT_GLYPH[suit]}`));
-    if (m.bust) out.push(h("span", { class: "badge bust" }, t("m_bust")));
-    const seat = this.table && this.table.seats[s];
-    if (seat && seat.away) out.push(h("span", { class: "badge away" }, t("m_away")));
-    if (seat && seat.left) out.push(h("span", { class: "badge away" }, t("m_left")));
-    return out;
-  }
-
-  renderBoard(v) {
-    const est = v.estimates;
-    const total = est.reduce((a, b) => a + (b ?? 0), 0);
-    const allIn = v.phase === "play";
-    return h("aside", { class: "scoreboard", "aria-label": t("score_sheet") },
-      h("table", { class: "board" },
-        h("thead", {}, h("tr", {}, h("th", {}, t("player")), h("th", {}, t("estimate")), h("th", {}, t("tricks")),
-          h("th", {}, t("total")), h("th", {}, t("markers")))),
-        h("tbody", {}, [0, 1, 2, 3].map((s) => h("tr", { "data-seat": s, class: v.to_move === s ? "to-move" : "" },
-          h("th", { scope: "row" }, v.players[s], s === this.seat ? ` (${t("you")})` : "", v.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null),
-          h("td", { class: "est" }, est[s] ?? "–"), h("td", { class: "won" }, v.markers[s].tricks),
-          h("td", { class: "tot" }, v.totals[s]), h("td", { class: "marks" }, this.markers(v, s)))))),
-      allIn ? h("p", { class: "overunder" }, `${total} · ${total > 13 ? t("over") : t("under")} · ×${v.multiplier}`) : null);
+      tb && tb.stake ? h("span", { class: "pot", id: "pot" }, t("stake_pot", { s: tb.stake, p: tb.pot })) : null,
+      // egyptian's Dash is not a Dash Call: its offers are named for what they are.
+      h("span", { class: "phase" }, t(v.phase === "dash" && v.ruleset === "egyptian" ? "phase_dash_offer" : `phase_${v.phase}`)),
+      h("strong", { class: `turn${mine ? " mine" : ""}`, id: "turn" }, turn),
+      this.seat === null ? h("span", { class: "muted", id: "spectating" }, t("spectator")) : null);
   }
 
   renderFelt(v) {
+    const last = lastDeclarations(v);
+    const showBubbles = v.phase !== "play";
     const seats = [0, 1, 2, 3].map((s) => {
       const pos = this.pos(s);
       const n = v.hand_sizes[s];
-      return h("div", { class: `seat pos-${pos}${v.to_move === s ? " to-move" : ""}`, "data-seat": s },
-        h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null),
+      return h("div", { class: `seat pos-${pos}${v.to_move === s ? " to-move" : ""}`, "data-seat": s, "data-pos": pos },
+        h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? dealerChip(v) : null,
+          this.clock && this.clock.seat === s ? h("span", { class: "clock", "data-seat": s, dir: getLang() === "ar" ? "rtl" : "ltr" }) : null),
         h("div", { class: "info" }, `${v.estimates[s] ?? "–"} / ${v.markers[s].tricks}`),
+        showBubbles && last[s] ? h("div", { class: "bubble", "data-seat": s, title: describeAction(last[s], v.players, v.ruleset) },
+          shortAction(last[s], v.ruleset)) : null,
         s === this.seat ? null : h("div", { class: "backs", "aria-label": `${n}` }, Array.from({ length: Math.min(n, 13) }, cardBack)));
     });
     const cards = this.overlay ? this.overlay.cards : v.trick;
@@ -346,71 +441,28 @@ export class TablePage {
   }
 
   renderActions(v) {
-    const panel = h("div", { class: "actions", id: "actions" });
+    const panel = h("div", { class: "actions", id: "actions" },
+      h("p", { class: "clock-warning", id: "clock-warning", role: "alert", hidden: true }));
     const me = this.seat;
     if (me !== null && this.table && this.table.seats[me] && this.table.seats[me].away) {
-      panel.append(h("p", {}, t("you_away"), " ", h("button", { type: "button", onclick: () => this.send({ type: "back" }) }, t("back_btn"))));
+      panel.append(h("p", { class: "away-note", id: "away-note" }, t("you_away"), " ",
+        h("button", { type: "button", id: "back-btn", onclick: () => this.send({ type: "back" }) }, t("back_btn"))));
     }
-    const live = !this.busy && !this.queue.length && !this.sent && this.shown === this.view;
-    const legal = live ? new Set(v.legal) : new Set();
-    if (!legal.size) return panel;
-    const verbs = new Set([...legal].map((a) => parseAction(a).verb));
-    const btn = (text, label, extra = {}) => h("button", { type: "button", "data-key": text, "data-action": text,
-      disabled: !legal.has(text), onclick: () => this.act(text), ...extra }, label);
-    if (verbs.has("dashcall") || (verbs.has("nodash") && v.ruleset !== "egyptian")) {
-      panel.append(h("div", { class: "offer" }, h("p", {}, t("dash_offer")),
-        btn(`${me} dashcall`, t("dashcall"), { class: "primary" }), btn(`${me} nodash`, t("nodash"))));
-    } else if (verbs.has("dash") || verbs.has("nodash")) {
-      panel.append(h("div", { class: "offer" }, h("p", {}, t("egy_dash_offer")),
-        btn(`${me} dash`, t("take_dash"), { class: "primary" }), btn(`${me} nodash`, t("nodash"))));
+    const legal = this.liveLegal();
+    if (!legal.size || me === null) return panel;
+    const redraw = () => this.render();
+    panel.append(...actionPanels(v, me, legal, this.pick, (a) => this.act(a), (p) => { this.pick = p; redraw(); }));
+    if ([...legal].some((a) => parseAction(a).verb === "est")) {
+      panel.append(estimatePanel(v, me, legal, this.superFor, (a) => this.act(a), (n) => { this.superFor = n; redraw(); }));
     }
-    const grid = (verb, title) => h("div", { class: "picker", id: `${verb}-picker` },
-      h("p", {}, title, v.standing ? h("span", { class: "standing" }, " · ",
-        t("standing", { call: callText(`${v.standing.number}${v.standing.trump}`), name: v.players[v.standing.seat] })) : null),
-      h("div", { class: "grid" }, Array.from({ length: 10 }, (_, i) => 4 + i).map((n) =>
-        TRUMPS.map((tr) => btn(`${me} ${verb} ${n}${tr}`, callText(`${n}${tr}`), { class: `call suit-${tr}` })))),
-      h("div", { class: "row" }, verb !== "declare" ? btn(`${me} pass`, t("pass")) : null,
-        legal.has(`${me} with`) ? btn(`${me} with`, t("with_btn"), { class: "primary" }) : null));
-    if (verbs.has("call")) panel.append(grid("call", t("auction_title")));
-    else if (verbs.has("bid") || verbs.has("with")) panel.append(grid("bid", t("auction_title")));
-    else if (verbs.has("pass")) panel.append(grid("call", t("auction_title")));
-    if (verbs.has("declare")) panel.append(grid("declare", t("declare_title")));
-    if (verbs.has("est")) panel.append(this.renderEstimates(v, legal));
-    if (verbs.has("play")) panel.append(h("p", { class: "hint" }, t("play_hint")));
+    if ([...legal].some((a) => parseAction(a).verb === "play")) panel.append(h("p", { class: "hint" }, t("play_hint")));
     return panel;
-  }
-
-  renderEstimates(v, legal) {
-    const me = this.seat;
-    const ests = [...legal].map(parseAction).filter((a) => a.verb === "est");
-    const limit = v.kind === "call" && v.standing ? v.standing.number
-      : v.declared ? v.declared.number : 13;
-    const supers = (n) => ests.filter((a) => Number(a.args[0]) === n && a.args.length > 1).map((a) => a.args[1]);
-    const row = h("div", { class: "estimates", role: "group", "aria-label": t("estimate_title", { n: limit }) },
-      Array.from({ length: limit + 1 }, (_, n) => {
-        const plain = `${me} est ${n}`;
-        const ok = legal.has(plain) || supers(n).length > 0;
-        return h("button", { type: "button", class: "est-btn", "data-key": `est-${n}`, "data-est": n, disabled: !ok,
-          "aria-pressed": this.superFor === n ? "true" : "false",
-          onclick: () => { if (supers(n).length) { this.superFor = n; this.render(); } else this.act(plain); } }, n);
-      }));
-    const box = h("div", { class: "picker", id: "estimate-picker" }, h("p", {}, t("estimate_title", { n: limit })), row);
-    if (this.superFor !== null) {
-      const n = this.superFor;
-      box.append(h("div", { class: "super", id: "super-picker" }, h("p", {}, t("super_title", { n })),
-        h("button", { type: "button", "data-key": "super-keep", disabled: !legal.has(`${me} est ${n}`),
-          onclick: () => this.act(`${me} est ${n}`) }, t("keep_trump")),
-        TRUMPS.filter((tr) => supers(n).includes(tr)).map((tr) => h("button", { type: "button", class: `suit-${tr}`,
-          "data-key": `super-${tr}`, onclick: () => this.act(`${me} est ${n} ${tr}`) }, trumpText(tr)))));
-    }
-    return box;
   }
 
   renderHand(v) {
     if (this.seat === null || !v.hand) return h("div", { class: "hand empty" });
-    const live = !this.busy && !this.queue.length && !this.sent && this.shown === this.view;
-    const legal = live ? new Set(v.legal) : new Set();
-    return h("div", { class: "hand", role: "group", "aria-label": "hand" }, sortHand(v.hand).map((c) => {
+    const legal = this.liveLegal();
+    return h("div", { class: "hand", role: "group", "aria-label": t("your_hand") }, sortHand(v.hand).map((c) => {
       const text = `${this.seat} play ${c}`;
       const ok = legal.has(text);
       return cardFace(c, "button", { type: "button", class: `card suit-${c[1]}${ok ? " legal" : ""}`, disabled: !ok,
@@ -418,12 +470,24 @@ export class TablePage {
     }));
   }
 
+  practice() {
+    const tb = this.table;
+    return !!tb && this.seat !== null && tb.seats.every((s, i) => i === this.seat || s.bot);
+  }
+
   renderTools(v) {
+    const muted = !settings().sound;
     return h("div", { class: "tools" },
+      this.practice() && !v.over ? h("button", { type: "button", id: "hint-btn", disabled: !this.myTurn(),
+        onclick: () => this.hint() }, t("hint"), " (H)") : null,
       h("button", { type: "button", id: "last-trick-btn", disabled: !v.tricks.length, onclick: () => this.lastTrick() }, t("last_trick"), " (L)"),
       h("button", { type: "button", id: "sheet-btn", onclick: () => this.sheet() }, t("score_sheet"), " (S)"),
+      h("button", { type: "button", id: "sound-btn", "aria-pressed": muted ? "true" : "false",
+        onclick: () => { saveSettings({ sound: muted }); this.render(); } }, muted ? `♪̸ ${t("sound_off")}` : `♪ ${t("sound_on")}`),
+      h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}`, target: "_blank", rel: "noopener" }, t("rules")),
       h("button", { type: "button", onclick: openSettings }, t("settings")),
-      this.seat !== null && !v.over ? h("button", { type: "button", id: "leave-btn", onclick: () => this.leave() }, t("leave")) : null,
+      this.seat !== null && !v.over && this.table && !this.table.seats[this.seat].left
+        ? h("button", { type: "button", id: "leave-btn", onclick: () => this.leave() }, t("leave")) : null,
       h("a", { class: "button", href: "#/", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("back_lobby")),
       v.over ? h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")) : null);
   }
@@ -440,15 +504,42 @@ export class TablePage {
   // --- dialogs ------------------------------------------------------------------------------------
   dialog(id, title, ...body) {
     document.querySelectorAll("dialog.table-dialog").forEach((d) => d.remove());
-    const dlg = h("dialog", { class: "table-dialog", id },
-      h("h2", {}, title), ...body,
+    const dlg = h("dialog", { class: "table-dialog", id, "aria-labelledby": `${id}-title` },
+      h("h2", { id: `${id}-title`, tabindex: "-1" }, title), ...body,
       h("div", { class: "row" }, h("button", { type: "button", class: "primary close", onclick: () => { dlg.close(); dlg.remove(); } },
         t("continue"))));
     dlg.addEventListener("close", () => dlg.remove());
     document.body.append(dlg);
     dlg.show();
-    dlg.querySelector("button.close").focus();
+    // Open at the top, heading first: focusing the button at the bottom scrolled a long panel past its heading.
+    dlg.scrollTop = 0;
+    dlg.querySelector("h2").focus({ preventScroll: true });
     return dlg;
+  }
+
+  async hint() {
+    const v = this.shown;
+    if (!v || !this.myTurn()) return;
+    const box = this.dialog("hint", t("hint"), h("p", { id: "hint-wait" }, t("hint_wait")));
+    let res;
+    try {
+      res = await api("POST", `/api/tables/${this.id}/hint`);
+    } catch (e) {
+      box.querySelector("#hint-wait").textContent = t("error", { m: e.message });
+      return;
+    }
+    if (!box.isConnected) return;
+    const rows = [...res.actions].sort((a, b) => b.expected_score - a.expected_score);
+    const odds = (p) => p.map((x, k) => [k, x]).filter(([, x]) => x >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 3)
+      .map(([k, x]) => `${k}: ${Math.round(x * 100)}%`).join(" · ");
+    box.querySelector("#hint-wait").replaceWith(
+      h("p", { class: "muted" }, t("hint_note", { n: res.samples })),
+      h("table", { class: "hint-table", id: "hint-table" },
+        h("thead", {}, h("tr", {}, h("th", {}, t("action")), h("th", {}, t("expected_score")), h("th", {}, t("expected_tricks")),
+          h("th", {}, t("trick_odds")))),
+        h("tbody", {}, rows.map((r) => h("tr", { class: r.action === res.best ? "best" : "", "data-action": r.action },
+          h("td", {}, describeAction(r.action, v.players, v.ruleset), r.action === res.best ? ` ★ ${t("best")}` : ""),
+          h("td", {}, r.expected_score.toFixed(1)), h("td", {}, r.expected_tricks.toFixed(1)), h("td", {}, odds(r.tricks)))))));
   }
 
   lastTrick() {
@@ -494,13 +585,22 @@ export class TablePage {
     const order = [0, 1, 2, 3].sort((a, b) => v.places[a] - v.places[b] || a - b);
     const last = v.results[v.results.length - 1];
     const pay = this.payout;
+    const stakers = pay ? Object.keys(pay).length : 0;
+    const refund = this.table && this.table.stake && stakers === 1;
+    const payText = (s) => {
+      if (!pay || pay[s] === undefined) return "";
+      return refund ? ` · ${t("refund")}: ${pay[s]}` : ` · ${t("payout")}: ${pay[s]}`;
+    };
     this.dialog("match-end", t("match_end"),
-      h("ol", { class: "places" }, order.map((s) => h("li", { "data-seat": s },
-        h("strong", {}, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
-        pay && pay[s] !== undefined ? ` · ${t("payout")}: ${pay[s]}` : ""))),
+      // A list without numbers of its own: the place is the text ("1st"), ties share it.
+      h("ul", { class: "places", id: "standings" }, order.map((s) => h("li", { "data-seat": s },
+        h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
+        payText(s)))),
       // The pot played for: once paid, the table's pot is empty and the split adds up to it.
       this.table && this.table.stake
-        ? h("p", {}, t("pot", { n: pay ? Object.values(pay).reduce((a, b) => a + b, 0) : this.table.pot })) : null,
+        ? h("p", { id: "pot-line" }, refund ? t("pot_refunded", { n: this.table.stake })
+          : t("pot", { n: pay ? Object.values(pay).reduce((a, b) => a + b, 0) : this.table.pot })) : null,
+      v.ended ? h("p", { class: "muted" }, t("ended_by_leaver", { name: v.players[v.ended.seat] })) : null,
       last ? breakdownTable(last, v.players, v.ruleset) : null,
       h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals),
       h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")));
@@ -510,8 +610,10 @@ export class TablePage {
   key(e) {
     if (e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (document.querySelector("dialog[open]:modal")) return;
     if (e.key === "l" || e.key === "L") { this.lastTrick(); e.preventDefault(); }
     else if (e.key === "s" || e.key === "S") { this.sheet(); e.preventDefault(); }
+    else if ((e.key === "h" || e.key === "H") && this.practice()) { this.hint(); e.preventDefault(); }
     else if (e.key === "Escape") { document.querySelectorAll("dialog.table-dialog").forEach((d) => { d.close(); d.remove(); }); }
     else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
       const cards = [...this.el.querySelectorAll(".hand button.card:not([disabled])")];

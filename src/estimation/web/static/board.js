@@ -1,0 +1,123 @@
+// What the table shows everyone: the scoreboard along the top (seed 002) and the deal's declarations, each
+// public the moment it is made (shared/RULES.md). Drawn from the public part of the view only.
+import { h, callText, trumpText, SUIT_GLYPH } from "./common.js";
+import { t } from "./i18n.js";
+import { riskLevel } from "./score.js";
+import { describeAction } from "./describe.js";
+import { markerTip } from "./rules.js";
+import { parseAction } from "./bidding.js";
+
+const SEATS = [0, 1, 2, 3];
+
+/** A declaration in a word or two, for the scoreboard and the seat's speech bubble. */
+export function shortAction(text, ruleset) {
+  const { verb, args } = parseAction(text);
+  switch (verb) {
+    case "call": case "bid": case "declare": return callText(args[0]);
+    case "with": return t("m_with");
+    case "pass": return t("pass");
+    case "dashcall": return t("dashcall");
+    case "dash": return t("m_dash");
+    case "nodash": return ruleset === "egyptian" ? t("no_dash") : t("no_dashcall");
+    case "est": return args.length > 1 ? `${args[0]} ${trumpText(args[1])}` : args[0];
+    default: return "";
+  }
+}
+
+/** The deal's declarations so far (every action but the plays), in order. */
+export function declarations(v) {
+  return v.actions.filter((a) => parseAction(a).verb !== "play");
+}
+
+/** Each seat's latest declaration of the deal, or null. */
+export function lastDeclarations(v) {
+  const last = [null, null, null, null];
+  for (const a of declarations(v)) last[parseAction(a).seat] = a;
+  return last;
+}
+
+function chip(cls, text, tip) {
+  return h("span", { class: `badge ${cls}`, title: tip, "data-tip": tip, tabindex: "0" }, text);
+}
+
+/** The markers of a seat: Caller, With, Dash Call / Dash, Risk level, Avoid per suit, bust, away, left. */
+export function markers(v, s, seats) {
+  const out = [];
+  const est = v.estimates;
+  const egyptian = v.ruleset === "egyptian";
+  const withs = egyptian ? v.with_seats
+    : v.caller === null || v.caller === undefined ? [] : SEATS.filter((x) => x !== v.caller && !v.dash_seats.includes(x)
+      && est[x] !== null && est[x] === est[v.caller] && v.estimate_order.includes(x));
+  if (v.caller === s) out.push(chip("caller", t("m_caller"), markerTip("caller", v.ruleset)));
+  if (withs.includes(s)) out.push(chip("with", t("m_with"), markerTip("with", v.ruleset)));
+  if (v.dash_seats.includes(s)) {
+    out.push(egyptian ? chip("dashcall", t("m_dash"), markerTip("dash", v.ruleset))
+      : chip("dashcall", t("m_dashcall"), markerTip("dashcall", v.ruleset)));
+  }
+  if (v.phase === "play" && v.estimate_order.length && v.estimate_order[v.estimate_order.length - 1] === s) {
+    const total = est.reduce((a, b) => a + (b ?? 0), 0);
+    const level = riskLevel(v.ruleset, v.kind, total, est, s);
+    const key = level === 1 ? "risk" : level === 2 ? "risk2" : "risk3";
+    if (level) out.push(chip("risk", t(`m_${key}`), markerTip(key, v.ruleset)));
+  }
+  const m = v.markers[s];
+  for (const suit of m.avoid) {
+    out.push(chip(`avoid suit-${suit}`, `${t("m_avoid")} ${SUIT_GLYPH[suit]}`, markerTip("avoid", v.ruleset)));
+  }
+  if (m.bust) out.push(chip("bust", t("m_bust"), markerTip("bust", v.ruleset)));
+  const seat = seats && seats[s];
+  if (seat && seat.away) out.push(chip("away", t("m_away"), markerTip("away", v.ruleset)));
+  if (seat && seat.left) out.push(chip("away", t("m_left"), markerTip("left", v.ruleset)));
+  return out;
+}
+
+export function dealerChip(v) {
+  return h("span", { class: "dealer-chip", title: markerTip("dealer", v.ruleset), tabindex: "0" }, t("dealer_short"));
+}
+
+/**
+ * The scoreboard along the top: a column per player (their name, bid or estimate, tricks, running total and
+ * markers), the multiplier and, once every estimate is in, the total and Over / Under.
+ */
+export function scoreboard(v, me, seats, clockSeat) {
+  const last = lastDeclarations(v);
+  const est = v.estimates;
+  const total = est.reduce((a, b) => a + (b ?? 0), 0);
+  const inPlay = v.phase === "play";
+  const cell = (s, cls, ...body) => h("td", { class: cls, "data-seat": s }, ...body);
+  const bidOf = (s) => {
+    if (v.phase === "auction" || v.phase === "dash" || v.phase === "declare") return last[s] ? shortAction(last[s], v.ruleset) : "–";
+    if (v.caller === s && v.standing) return callText(`${v.standing.number}${v.standing.trump}`);
+    if (v.caller === s && v.declared) return callText(`${v.declared.number}${v.declared.trump}`);
+    return "";
+  };
+  return h("section", { class: "scoreboard", id: "scoreboard", "aria-label": t("scoreboard") },
+    h("table", { class: "board" },
+      h("thead", {}, h("tr", {}, h("th", {}, h("span", {
+        class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${v.multiplier}`)),
+      SEATS.map((s) => h("th", { scope: "col", "data-seat": s, class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}` },
+        h("span", { class: "pname" }, v.players[s]),
+        s === me ? h("small", {}, ` (${t("you")})`) : null,
+        v.dealer === s ? dealerChip(v) : null,
+        clockSeat === s ? h("span", { class: "clock", "data-seat": s }) : null)))),
+      h("tbody", {},
+        h("tr", { class: "r-bid" }, h("th", { scope: "row" }, t("bid")), SEATS.map((s) => cell(s, "bid", bidOf(s)))),
+        h("tr", { class: "r-est" }, h("th", { scope: "row" }, t("estimate")), SEATS.map((s) => cell(s, "est", est[s] ?? "–"))),
+        h("tr", { class: "r-won" }, h("th", { scope: "row" }, t("tricks")), SEATS.map((s) => cell(s, "won", v.markers[s].tricks))),
+        h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", v.totals[s]))),
+        h("tr", { class: "r-marks" }, h("th", { scope: "row" }, t("markers")), SEATS.map((s) => cell(s, "marks", markers(v, s, seats)))))),
+    inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null);
+}
+
+/** The deal's declarations, newest last, each saying who made it: public to every seat and spectator. */
+export function declarationLog(v) {
+  const items = declarations(v);
+  const list = h("ol", { class: "decl-log", id: "declarations", "aria-live": "polite" },
+    items.map((a, i) => h("li", { "data-seat": parseAction(a).seat, "data-i": i }, describeAction(a, v.players, v.ruleset))));
+  const box = h("section", { class: "decl-box", "aria-label": t("declarations") },
+    h("h2", {}, t("declarations"), " ", h("small", { class: "muted" }, t("deal_of_round", { r: v.round, d: v.deal }))),
+    items.length ? list : h("p", { class: "muted", id: "declarations-empty" }, t("no_declarations")));
+  // Newest in sight: the list scrolls itself to the bottom once it is on the page.
+  requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
+  return box;
+}
