@@ -108,8 +108,11 @@ def test_hints_at_a_practice_table_only_on_your_turn_within_a_second(server: Ser
         p = Player(server, tid, api.token)
         snap = await p.connect()
         if snap["view"]["to_move"] != 0:
+            # A bot may have moved since the snapshot: then the hint is ours; if not, refused as not our turn.
             early = api.post(f"/api/tables/{tid}/hint")
-            assert early.status_code == 409 and "your own turn" in early.json()["detail"]
+            assert early.status_code in (200, 409), early.text
+            if early.status_code == 409:
+                assert "your own turn" in early.json()["detail"]
             await p.until(lambda m: m.get("view") is not None and m["view"]["to_move"] == 0, timeout=30)
         legal = set(p.view["legal"])
         times = []

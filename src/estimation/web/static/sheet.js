@@ -10,7 +10,7 @@ export function breakdownTable(result, players, ruleset = "koutchina") {
   if (ruleset === "classic") cols.push("dash");
   return h("table", { class: "breakdown", "data-round": result.round ?? "" },
     h("thead", {}, h("tr", {}, h("th", {}, t("player")), h("th", {}, t("role")), h("th", {}, t("estimate")),
-      h("th", {}, t("tricks")), cols.map((c) => h("th", {}, t(c))), h("th", {}, t("subtotal")), h("th", {}, "×"),
+      h("th", {}, t("tricks")), cols.map((c) => h("th", {}, t(c === "dash_call" && ruleset === "egyptian" ? "dash" : c))), h("th", {}, t("subtotal")), h("th", {}, "×"),
       h("th", {}, t("score")))),
     h("tbody", {}, result.breakdown.map((b) => h("tr", { "data-seat": b.seat, class: b.made ? "made" : "missed" },
       h("th", { scope: "row" }, players[b.seat]), h("td", {}, t(`role_${b.role}`)), h("td", {}, b.estimate),

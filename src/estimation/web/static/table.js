@@ -237,6 +237,11 @@ export class TablePage {
   }
 
   show(view, version) {
+    const prev = this.shown;
+    if (prev && view && prev.round === view.round && view.deal > prev.deal) {
+      // Nobody called: the same dealer deals again (a fixed NT round after three failed auctions).
+      this.flash(view.kind === "fixed" ? t("redeal_fixed") : t("redeal_note", { n: view.deal }));
+    }
     this.shown = view;
     this.shownVersion = version;
     this.sent = false;
