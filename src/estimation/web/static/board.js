@@ -87,8 +87,9 @@ export function scoreboard(v, me, seats, clockSeat) {
   const cell = (s, cls, ...body) => h("td", { class: cls, "data-seat": s }, ...body);
   const bidOf = (s) => {
     if (v.phase === "auction" || v.phase === "dash" || v.phase === "declare") return last[s] ? shortAction(last[s], v.ruleset) : "–";
-    if (v.caller === s && v.standing) return callText(`${v.standing.number}${v.standing.trump}`);
+    // The contract in force: a declaration (egyptian) replaces the bid that won the auction.
     if (v.caller === s && v.declared) return callText(`${v.declared.number}${v.declared.trump}`);
+    if (v.caller === s && v.standing) return callText(`${v.standing.number}${v.standing.trump}`);
     return "";
   };
   return h("section", { class: "scoreboard", id: "scoreboard", "aria-label": t("scoreboard") },
@@ -101,7 +102,9 @@ export function scoreboard(v, me, seats, clockSeat) {
         v.dealer === s ? dealerChip(v) : null,
         clockSeat === s ? h("span", { class: "clock", "data-seat": s }) : null)))),
       h("tbody", {},
-        h("tr", { class: "r-bid" }, h("th", { scope: "row" }, t("bid")), SEATS.map((s) => cell(s, "bid", bidOf(s)))),
+        // A fixed round has no auction: no Bid row then, rather than a row of blanks.
+        SEATS.some((s) => bidOf(s)) ? h("tr", { class: "r-bid" }, h("th", { scope: "row" }, t("bid")),
+          SEATS.map((s) => cell(s, "bid", bidOf(s)))) : null,
         h("tr", { class: "r-est" }, h("th", { scope: "row" }, t("estimate")), SEATS.map((s) => cell(s, "est", est[s] ?? "–"))),
         h("tr", { class: "r-won" }, h("th", { scope: "row" }, t("tricks")), SEATS.map((s) => cell(s, "won", v.markers[s].tricks))),
         h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", v.totals[s]))),
