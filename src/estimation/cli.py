@@ -163,7 +163,7 @@ def score(
     if as_json:
         print(json.dumps([s.to_dict() for s in result]))
         return
-    _print_breakdown(result, saaydeh_next=next_multiplier(ruleset, multiplier, result)
+    _print_breakdown(result, multiplier, saaydeh_next=next_multiplier(ruleset, multiplier, result)
                      if is_saaydeh(ruleset, result) else None)
 
 
@@ -172,7 +172,7 @@ def _console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=120)
 
 
-def _print_breakdown(result: tuple[SeatScore, ...], saaydeh_next: int | None = None) -> None:
+def _print_breakdown(result: tuple[SeatScore, ...], multiplier: int, saaydeh_next: int | None = None) -> None:
     """The breakdown table; ``saaydeh_next``: the next round's multiplier when this round is a Sa'aydeh.
 
     A Sa'aydeh is scored times 0, and a bare "x 0" column reads like a typing mistake: the title and
@@ -192,8 +192,8 @@ def _print_breakdown(result: tuple[SeatScore, ...], saaydeh_next: int | None = N
     console.print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
                     "(classic, Under);\nSum x multiplier = Score.")
     if saaydeh_next is not None:
-        console.print(f"Sa'aydeh: all four seats missed, so nobody scores this round (x0); "
-                      f"the next round counts x{saaydeh_next}.")
+        console.print(f"Sa'aydeh: all four seats missed, so nobody scores this round (its x{multiplier} "
+                      f"becomes x0); the next round counts x{saaydeh_next}.")
 
 
 @app.command()
