@@ -56,16 +56,13 @@ def number_span(numbers: Sequence[int]) -> str:
         return str(low)
     if len(missing) <= 2:
         return f"{low}..{high}" + (f" (not {', '.join(map(str, missing))})" if missing else "")
-    runs: list[str] = []
-    start = prev = ordered[0]
-    for n in [*ordered[1:], None]:
-        if n is None or n != prev + 1:
-            runs.append(str(start) if start == prev else f"{start}..{prev}")
-            if n is not None:
-                start = n
-        if n is not None:
-            prev = n
-    return ", ".join(runs)
+    runs: list[tuple[int, int]] = []
+    for n in ordered:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in runs)
 
 
 def _contract_groups(actions: Sequence[Action]) -> str:
