@@ -159,7 +159,7 @@ async function lobbyPage() {
       acc.guest ? h("p", { class: "muted" }, t("guest")) : h("p", { id: "balance" }, t("wallet"), ": ", t("coins", { n: acc.balance })),
       h("dl", { class: "stats" },
         h("dt", {}, t("games")), h("dd", {}, stats.games), h("dt", {}, t("wins")), h("dd", {}, stats.wins),
-        h("dt", {}, t("avg")), h("dd", {}, stats.average_score ?? "–"),
+        h("dt", {}, t("avg")), h("dd", {}, stats.average_score == null ? "–" : stats.average_score.toFixed(1)), // one decimal, like the hint's expected scores
         h("dt", {}, t("make_rate")), h("dd", {}, stats.make_rate === null ? "–" : `${Math.round(stats.make_rate * 100)}%`)));
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) { rerender(); return; }
