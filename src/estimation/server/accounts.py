@@ -149,7 +149,8 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
             .execution_options(synchronize_session=False))
         await db.execute(delete(Session).where(Session.account_id == account_id))
         await db.execute(delete(Mute).where(Mute.account_id == account_id))
-        seats = (await db.execute(select(Seat.table_id, Seat.seat).where(Seat.account_id == account_id))).all()
+        seats = (await db.execute(select(Seat.table_id, Seat.seat)
+                                  .where(Seat.account_id == account_id))).all()
         await db.execute(update(Seat).where(Seat.account_id == account_id).values(name=ANONYMOUS)
                          .execution_options(synchronize_session=False))
         tables = await _anonymise_records(db, [(int(t), int(s)) for t, s in seats])
@@ -179,8 +180,9 @@ async def _anonymise_records(db: AsyncSession, seats: list[tuple[int, int]]) -> 
                 for s in mine:
                     if 0 <= s < len(players):
                         players[s] = ANONYMOUS
-                await db.execute(update(Table).where(Table.id == table_id).values(
-                    record=json.dumps(data, separators=(",", ":"))).execution_options(synchronize_session=False))
+                await db.execute(update(Table).where(Table.id == table_id)
+                                 .values(record=json.dumps(data, separators=(",", ":")))
+                                 .execution_options(synchronize_session=False))
                 done.append(table_id)
         events = (await db.execute(select(Event.version, Event.data).where(
             Event.table_id == table_id, Event.action.is_(None)))).all()

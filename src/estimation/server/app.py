@@ -14,9 +14,9 @@ from fastapi.responses import JSONResponse
 
 from .. import __version__
 from ..web.mount import mount_web
+from . import accounts, chat, leaderboard, social
 from .config import Settings
 from .hub import Hub
-from . import accounts, chat, leaderboard, social
 from .lobby import router
 from .lobby_feed import lobby_socket
 from .ratelimit import RestRateLimit

@@ -26,7 +26,6 @@ from sqlalchemy.exc import IntegrityError
 
 from .bus import Message, Subscription, table_topic, user_topic
 from .lobby import Creds, HubDep, Limit, Me, Offset, PlayerId, Strict, TableId, _account_id
-
 from .models import Account, ChatMessage, ChatReport, Mute, Seat, Table, utcnow
 from .tables import TableError
 
@@ -193,17 +192,19 @@ class Link:
     async def handle(self, msg: dict[str, Any], seat: int | None) -> None:
         """A ``chat`` or ``chat_prefs`` message from this socket's client."""
         if msg["type"] == "chat_prefs":
-            if set(msg) - {"type", "id", "hide_spectators"} or not isinstance(msg.get("hide_spectators"), bool):
+            flag = msg.get("hide_spectators")
+            if set(msg) - {"type", "id", "hide_spectators"} or not isinstance(flag, bool):
                 raise TableError("bad_message", 'chat_prefs takes a boolean "hide_spectators"')
             self.hide_spectators = bool(msg["hide_spectators"])
             self.conn.send({"type": "chat_prefs", "hide_spectators": self.hide_spectators})
             return
         if set(msg) - {"type", "id", "text", "phrase"}:
-            raise TableError("bad_message", 'a chat message has "text" or "phrase" (and an optional "id") only')
+            raise TableError("bad_message",
+                             'a chat message has "text" or "phrase" (and an optional "id") only')
         if self.account_id is None:
             raise TableError("unauthorized", "sign in to chat (say hello with a token)")
         text, phrase = msg.get("text"), msg.get("phrase")
-        if text is not None and not isinstance(text, str) or phrase is not None and not isinstance(phrase, str):
+        if any(v is not None and not isinstance(v, str) for v in (text, phrase)):
             raise TableError("bad_message", '"text" and "phrase" are strings')
         await post(self.hub, self.table_id, self.account_id, seat, text, phrase)
 
@@ -416,11 +417,10 @@ async def reports(hub: HubDep, me: Me, resolved: bool = False, limit: Limit = 50
 async def resolve_report(report_id: Id, hub: HubDep, me: Me) -> dict[str, Any]:
     """Mark a report handled."""
     _moderator(me)
-    async with hub.session() as db:
-        async with hub.journal.writing():
-            done = await db.execute(update(ChatReport).where(ChatReport.id == report_id)
-                                    .values(resolved=True).execution_options(synchronize_session=False))
-            await db.commit()
+    async with hub.session() as db, hub.journal.writing():
+        done = await db.execute(update(ChatReport).where(ChatReport.id == report_id)
+                                .values(resolved=True).execution_options(synchronize_session=False))
+        await db.commit()
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise HTTPException(404, "no such report")
     return {"id": report_id, "resolved": True}

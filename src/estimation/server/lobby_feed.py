@@ -19,8 +19,8 @@ from .bus import LOBBY, Message, Subscription, user_topic
 from .connection import Connection
 from .models import Seat, Table
 from .social import lobby_entry
-from .ws import error
 from .wire import loads
+from .ws import error
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -35,14 +35,15 @@ async def snapshot(hub: Hub) -> list[dict[str, Any]]:
     async with hub.session() as db:
         rows: list[Table] = []
         for status in ("open", "playing"):
-            rows.extend((await db.scalars(select(Table).where(Table.status == status, Table.private.is_(False))
+            rows.extend((await db.scalars(select(Table)
+                                          .where(Table.status == status, Table.private.is_(False))
                                           .order_by(Table.id.desc()).limit(SNAPSHOT_TABLES))).all())
         ids = [r.id for r in rows]
         seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
     by_table: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
-        by_table[s.table_id].append({"seat": s.seat, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
-                                     "staked": s.staked, "away": s.away, "left": s.left})
+        by_table[s.table_id].append({"seat": s.seat, "name": s.name, "account_id": s.account_id,
+                                     "bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left})
     for r in rows:
         runtime = hub.runtimes.get(r.id)
         if runtime is not None:  # memory is ahead of nothing: a runtime's public facts are committed ones

@@ -72,7 +72,8 @@ class Social:
             rows = (await db.execute(select(Table.id, Table.bots_at).where(
                 Table.status == "open", Table.bots_at.is_not(None)))).all()
         for table_id, at in rows:
-            self.schedule_bots(int(table_id), at)
+            if at is not None:
+                self.schedule_bots(int(table_id), at)
 
     def stop(self) -> None:
         for task in self._timers.values():
@@ -217,7 +218,8 @@ class Social:
                 runtime = await self.hub.create_table(
                     me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
                 async with self.hub.session() as db, db.begin():
-                    won = await db.execute(update(Table).where(Table.id == table_id, Table.rematch_id.is_(None))
+                    won = await db.execute(update(Table)
+                                           .where(Table.id == table_id, Table.rematch_id.is_(None))
                                            .values(rematch_id=runtime.id)
                                            .execution_options(synchronize_session=False))
                     if won.rowcount != 1:  # type: ignore[attr-defined]  # another process made it first
@@ -226,7 +228,7 @@ class Social:
                     new_id, created = runtime.id, True
                 else:
                     await runtime.abandon("a rematch was made elsewhere")
-        runtime_or_none = await self.hub.get(int(new_id))
+        runtime_or_none = await self.hub.get(int(new_id or 0))
         if runtime_or_none is None:
             raise HTTPException(404, "the rematch table is gone")
         runtime = runtime_or_none
@@ -260,7 +262,8 @@ class Social:
         async with self.hub.session() as db, db.begin():
             row = await db.get(RematchReply, (table_id, account_id))
             if row is None:
-                db.add(RematchReply(table_id=table_id, account_id=account_id, reply=reply, created_at=utcnow()))
+                db.add(RematchReply(table_id=table_id, account_id=account_id, reply=reply,
+                                    created_at=utcnow()))
             else:
                 row.reply, row.created_at = reply, utcnow()
         state = await self.rematch_state(table_id)
@@ -281,7 +284,7 @@ class Social:
             replies = dict((await db.execute(select(RematchReply.account_id, RematchReply.reply)
                                              .where(RematchReply.table_id == table_id))).all())
         return {"from_table": table_id, "table_id": row.rematch_id, "players": [
-            {"seat": s, "account_id": a, "name": n, "reply": replies.get(a)} for s, a, n in seats]}
+            {"seat": s, "account_id": a, "name": n, "reply": replies.get(a or 0)} for s, a, n in seats]}
 
 
 # --- REST ----------------------------------------------------------------------------------------------
@@ -385,7 +388,7 @@ async def rematch(table_id: TableId, hub: HubDep, me: Me, body: RematchIn | None
     """"Play again" at a finished table: the first player to ask makes a new private table with the same
     rules for the same people, bots in the bots' seats; each player who asks (accepts) is seated in their
     old seat. Everyone at the old table and every invited player's sockets get a ``rematch`` message."""
-    runtime, seat, created = await hub.social.rematch(me, table_id, (body or RematchIn()).stake)
+    runtime, seat, created = await hub.social.rematch(me, table_id, (body or RematchIn(stake=True)).stake)
     creator = runtime.created_by == me.id
     return RematchOut(seat=seat, created=created,
                       table=_table_out(runtime.public(), runtime.rules.invite_code if creator else None),
@@ -407,7 +410,8 @@ async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateO
     return RematchStateOut(**await hub.social.rematch_state(table_id))
 
 
-@router.get("/players/{player_id}/profile", tags=["history"], responses={404: {"description": "No such player."}})
+@router.get("/players/{player_id}/profile", tags=["history"],
+            responses={404: {"description": "No such player."}})
 async def profile(player_id: PlayerId, hub: HubDep) -> ProfileOut:
     """A player's page: level and badge (egyptian), games, wins, make rate, average score, games per ruleset
     and the ten most recent games with their replays."""
