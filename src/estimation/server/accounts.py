@@ -233,8 +233,10 @@ async def grant(hub: Hub, account_id: int, now: dt.datetime) -> int:
             source = select(literal(key), Account.id, literal("grant"), top - Account.balance, literal(now)) \
                 .where(Account.id == account_id, Account.balance < top, Account.is_guest.is_(False),
                        Account.deleted_at.is_(None))
-            await db.execute(insert(LedgerEntry).from_select(
+            written = await db.execute(insert(LedgerEntry).from_select(
                 ["key", "account_id", "kind", "amount", "created_at"], source))
+            if written.rowcount != 1:  # type: ignore[attr-defined]  # a full wallet: nothing to grant
+                return 0
             amount = await db.scalar(select(LedgerEntry.amount).where(LedgerEntry.key == key))
             if amount is None:
                 return 0

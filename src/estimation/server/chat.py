@@ -115,9 +115,6 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
             text = clean_text(text)
         except ChatError as exc:
             raise TableError("bad_chat", str(exc)) from None
-    wait = hub.social.chat_limiter.allow(account_id)
-    if wait > 0:
-        raise TableError("chat_rate_limited", f"too many chat messages: wait {wait:.1f} s", 429)
     db = hub.session()
     try:
         account = await db.get(Account, account_id)
@@ -125,6 +122,9 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
             raise TableError("unauthorized", "sign in again", 401)
         if account.silenced:
             raise TableError("silenced", "a moderator has silenced you: you cannot chat", 403)
+        wait = hub.social.chat_limiter.allow(account_id)
+        if wait > 0:
+            raise TableError("chat_rate_limited", f"too many chat messages: wait {wait:.1f} s", 429)
         row = ChatMessage(table_id=table_id, account_id=account_id, seat=seat,
                           channel="players" if seat is not None else "spectators", text=text, phrase=phrase,
                           removed=False, created_at=utcnow())
