@@ -364,7 +364,8 @@ def ledger_totals(database_url: str) -> dict[str, int]:
     return {
         "wallets": one("SELECT SUM(balance) FROM accounts"),
         "pots": one("SELECT SUM(pot) FROM tables"),
-        "grants": one("SELECT SUM(amount) FROM ledger WHERE kind = 'grant'"),
+        # Coins issued: grants (sign-up, daily) less the wallets of deleted accounts, closed in the ledger.
+        "grants": one("SELECT SUM(amount) FROM ledger WHERE kind IN ('grant', 'close')"),
         "negative": one("SELECT COUNT(*) FROM accounts WHERE balance < 0")
         + one("SELECT COUNT(*) FROM tables WHERE pot < 0"),
         "mismatched_wallets": one(

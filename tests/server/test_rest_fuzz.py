@@ -12,6 +12,7 @@ from schemathesis import GenerationMode
 from server_helpers import Api, ServerProcess, ledger_totals
 
 EXAMPLES = int(os.environ.get("ESTIMATION_FUZZ_EXAMPLES", "12"))
+THROWAWAY = ("DELETE /api/sessions", "DELETE /api/me/sessions", "DELETE /api/me")
 
 
 def test_rest_api_never_answers_5xx(server: ServerProcess) -> None:
@@ -39,8 +40,9 @@ def fuzz_operation(server: ServerProcess, account: Api, operation: schemathesis.
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(case=operation.as_strategy(generation_mode=mode))
     def fuzz(case: schemathesis.Case) -> None:
-        # Signing out would end the shared session: that operation gets a throwaway guest.
-        token = Api.guest(server).token if label == "DELETE /api/sessions" else account.token
+        # Signing out (here or everywhere) or deleting the account would end the shared session: those
+        # operations get a throwaway guest.
+        token = Api.guest(server).token if label in THROWAWAY else account.token
         headers = dict(case.headers or {})
         if "Authorization" not in headers or mode is GenerationMode.POSITIVE:
             headers["Authorization"] = f"Bearer {token}"

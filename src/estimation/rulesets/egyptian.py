@@ -254,15 +254,13 @@ class Egyptian(Ruleset):
 def level_points(places: list[int], leaver: int | None = None) -> list[int]:
     """Win / draw / loss level points: a lone first place wins; seats tied at the top draw.
 
-    A leaver's match is a loss that pays nothing: the 4 points of a loss reward playing a long match to
-    its end, which the leaver did not (docs/rules.md, egyptian ruling E5).
+    A leaver's match is a loss like any other and pays 4 (RULES.md egyptian ruling 9, docs/rules.md E5):
+    the leaver never wins or draws, whatever the standings.
     """
     top = [s for s in range(4) if places[s] == 1 and s != leaver]
     out = []
     for s in range(4):
-        if s == leaver:
-            out.append(0)
-        elif s in top:
+        if s in top:
             out.append(LEVEL_POINTS["win"] if len(top) == 1 else LEVEL_POINTS["draw"])
         else:
             out.append(LEVEL_POINTS["loss"])

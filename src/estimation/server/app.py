@@ -14,9 +14,11 @@ from fastapi.responses import JSONResponse
 
 from .. import __version__
 from ..web.mount import mount_web
+from . import accounts, chat, leaderboard, social
 from .config import Settings
 from .hub import Hub
 from .lobby import router
+from .lobby_feed import lobby_socket
 from .ratelimit import RestRateLimit
 from .tables import TableError
 from .ws import table_socket
@@ -43,7 +45,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RestRateLimit, rate=settings.rest_rate_per_second,
                        burst=settings.rest_rate_burst)
     app.include_router(router)
+    for extra in (chat.router, social.router, leaderboard.router, accounts.router):  # issue 19's routes
+        app.include_router(extra)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
+    app.add_api_websocket_route("/ws/lobby", lobby_socket)
     mount_web(app)
 
     @app.exception_handler(TableError)

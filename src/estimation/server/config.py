@@ -52,6 +52,16 @@ class Settings:
     event_buffer: int = 256
     #: Frames queued for one slow connection before the server drops it (it can reconnect and resync).
     send_queue: int = 1024
+    # --- players together (issue 19) ---
+    #: Chat per player, over all their tables and sockets: sustained messages per second and the burst.
+    chat_rate_per_second: float = 0.5
+    chat_burst: int = 5
+    #: A quick-play table's wait for people: bots take the empty seats this long after the last person came.
+    quickplay_wait_seconds: float = 20.0
+    #: The bots that fill a quick-play table.
+    quickplay_bot_level: str = "heuristic"
+    #: The daily coin grant tops a wallet up to this, once per (UTC) day.
+    daily_grant_to: int = 1000
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -66,5 +76,10 @@ class Settings:
             rest_rate_per_second=_float("ESTIMATION_REST_RATE_PER_SECOND", cls.rest_rate_per_second),
             rest_rate_burst=_int("ESTIMATION_REST_RATE_BURST", cls.rest_rate_burst),
             open_table_seconds=_int("ESTIMATION_OPEN_TABLE_SECONDS", cls.open_table_seconds),
+            chat_rate_per_second=_float("ESTIMATION_CHAT_RATE_PER_SECOND", cls.chat_rate_per_second),
+            chat_burst=_int("ESTIMATION_CHAT_BURST", cls.chat_burst),
+            quickplay_wait_seconds=_float("ESTIMATION_QUICKPLAY_WAIT_SECONDS", cls.quickplay_wait_seconds),
+            quickplay_bot_level=os.environ.get("ESTIMATION_QUICKPLAY_BOT_LEVEL") or cls.quickplay_bot_level,
+            daily_grant_to=_int("ESTIMATION_DAILY_GRANT_TO", cls.daily_grant_to),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

@@ -60,13 +60,12 @@ async def stats_of(db: AsyncSession, account_id: int) -> dict[str, Any]:
         Result.account_id == account_id, Result.outcome == "win")) or 0)
     egyptian: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
     points = 0
-    for outcome_name, left, n in (await db.execute(
-            select(Result.outcome, Result.left, func.count()).where(
+    for outcome_name, n in (await db.execute(
+            select(Result.outcome, func.count()).where(
                 Result.account_id == account_id, Result.ruleset == "egyptian")
-            .group_by(Result.outcome, Result.left))).all():
+            .group_by(Result.outcome))).all():
         egyptian[outcome_name] += int(n)
-        if not left:
-            points += LEVEL_POINTS[outcome_name] * int(n)
+        points += LEVEL_POINTS[outcome_name] * int(n)  # a leaver's loss pays 4 too (egyptian ruling 9)
     return {
         "games": games,
         "wins": wins,

@@ -15,19 +15,23 @@ import logging
 import secrets
 import sys
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
 from . import collector
+from .bus import Bus, InMemoryBus
 from .config import Settings
 from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
 from .models import Seat, Table, utcnow
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
+
+if TYPE_CHECKING:
+    from .social import Social
 
 log = logging.getLogger("estimation.server")
 
@@ -68,6 +72,11 @@ class Hub:
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py).
+        self.bus: Bus = InMemoryBus()
+        from .social import Social  # social's routes import the lobby, which imports this module
+
+        self.social: Social = Social(self)
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -79,6 +88,8 @@ class Hub:
             if runtime is not None:
                 async with runtime.lock:
                     runtime._schedule()
+        await self.bus.start()
+        await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self.collector = collector.install()
         quick_handovers()
@@ -97,6 +108,8 @@ class Hub:
                     async with runtime.lock:
                         pass
         self.runtimes.clear()
+        self.social.stop()
+        await self.bus.stop()
         self.hints.stop()
         await self.journal.stop()
         await self.engine.dispose()
@@ -166,6 +179,7 @@ class Hub:
         runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
         async with self._loading:
             self.runtimes.setdefault(table_id, runtime)
+        self.social.table_changed(self.runtimes[table_id], [{"kind": "created"}])
         return self.runtimes[table_id]
 
     async def sweep(self) -> None:
@@ -198,4 +212,5 @@ class Hub:
     def stats(self) -> dict[str, Any]:
         return {"tables_in_memory": len(self.runtimes),
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
+                **(self.bus.stats() if isinstance(self.bus, InMemoryBus) else {}),
                 **(self.collector.stats() if self.collector is not None else {})}

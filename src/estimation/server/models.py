@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import BigInteger, Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -35,6 +45,11 @@ class Account(Base):
     is_guest: Mapped[bool] = mapped_column(Boolean)
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    #: Social (migration 0003_social): a moderator reads reports and silences; a silenced player cannot
+    #: chat anywhere; a deleted account keeps its games under an anonymous name and cannot sign in.
+    moderator: Mapped[bool] = mapped_column(Boolean, default=False)
+    silenced: Mapped[bool] = mapped_column(Boolean, default=False)
+    deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
 
 class Session(Base):
@@ -71,6 +86,10 @@ class Table(Base):
     created_by: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: A quick-play table: when bots take the seats nobody came for (NULL: not a quick-play table).
+    bots_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: The table made by "Play again" at this finished one (its rematch), once somebody asked for it.
+    rematch_id: Mapped[int | None] = mapped_column(Integer)
 
 
 class Seat(Base):
@@ -123,9 +142,14 @@ class LedgerEntry(Base):
 
 
 class Result(Base):
-    """A human's finished game, for history and stats (bots have no rows)."""
+    """A human's finished game, for history and stats (bots have no rows).
+
+    Indexed (migration 0003_social) by (ruleset, finished_at) for the leaderboards' 30-day window and by
+    (account_id, finished_at) for a player's history and profile."""
 
     __tablename__ = "results"
+    __table_args__ = (Index("ix_results_ruleset_finished", "ruleset", "finished_at", "account_id", "outcome"),
+                      Index("ix_results_account_finished", "account_id", "finished_at"))
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
@@ -140,3 +164,53 @@ class Result(Base):
     made: Mapped[int] = mapped_column(Integer)
     coins: Mapped[int] = mapped_column(BigInteger, default=0)
     finished_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ChatMessage(Base):
+    """A chat line at a table: free text (at most 200 characters) or a quick phrase's key, never both.
+
+    ``channel`` is ``players`` (seated players) or ``spectators``; ``removed`` is set by a moderator."""
+
+    __tablename__ = "chat_messages"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    channel: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str | None] = mapped_column(String(200))
+    phrase: Mapped[str | None] = mapped_column(String(32))
+    removed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Mute(Base):
+    """A player who muted another: the muted player's chat is never delivered to them."""
+
+    __tablename__ = "mutes"
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    muted_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ChatReport(Base):
+    """A chat message reported to the moderators (once per reporter and message)."""
+
+    __tablename__ = "chat_reports"
+    __table_args__ = (UniqueConstraint("message_id", "reporter_id", name="uq_chat_report"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("chat_messages.id"), index=True)
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    reason: Mapped[str | None] = mapped_column(String(200))
+    resolved: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RematchReply(Base):
+    """A player's answer to "Play again" at a finished table: ``accept`` (seated at the rematch) or
+    ``decline``."""
+
+    __tablename__ = "rematch_replies"
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    reply: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

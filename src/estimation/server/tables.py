@@ -314,6 +314,7 @@ class TableRuntime:
                     ack.send({"type": "ack", "id": action_id, "version": version})
                 self._schedule()  # first: the update carries the new turn's clock
                 self._broadcast(events)
+                self.hub.social.table_changed(self, events)  # the live lobby, through the bus
                 if self.status in ("finished", "abandoned"):
                     self.hub.retire(self)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .auth import account_for_token
+from .chat import Link
 from .connection import Connection
 from .tables import TableError, TableRuntime
 from .wire import loads
@@ -65,6 +66,8 @@ class Session:
         settings = hub.settings
         self.conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst)
         self.runtime: TableRuntime | None = None
+        #: Chat, presence and the player's own notices, from the bus (chat.py).
+        self.link: Link | None = None
 
     async def run(self) -> None:
         settings = self.hub.settings
@@ -97,6 +100,8 @@ class Session:
         finally:
             if self.runtime is not None:
                 self.runtime.conns.discard(self.conn)
+            if self.link is not None:
+                self.link.detach()
             await self.conn.finish()
 
     @staticmethod
@@ -121,6 +126,11 @@ class Session:
             return
         if kind == "hello":
             await self.hello(msg)
+            return
+        if kind in ("chat", "chat_prefs"):
+            if self.link is None:
+                raise TableError("hello_first", 'say {"type": "hello"} first')
+            await self.link.handle(msg, self.conn.seat)
             return
         if kind not in ("action", "sync", "back", "leave"):
             raise TableError("unknown_type", f"unknown message type {kind[:40]!r}")
@@ -188,6 +198,7 @@ class Session:
             self.conn.send({"type": "welcome", "protocol": PROTOCOL, "table_id": runtime.id, "seat": seat,
                             "account_id": account_id, "version": runtime.version})
             self.conn.send(runtime.catch_up(seat, last))
+        self.link = await Link.attach(self.hub, self.conn, runtime.id, account_id)
 
 
 async def table_socket(ws: WebSocket, table_id: str) -> None:

@@ -1,0 +1,117 @@
+"""Leaderboards per ruleset over the last 30 days, computed in SQL.
+
+Two orders (RULES.md, Jawaker's rule for the first):
+
+- ``winrate``: games won / games played (completed + left; every history row is one or the other), among
+  players with at least 15 games in the window; ties by more games, then the lower player id;
+- ``level``: level points earned in the window (30 a win, 10 a draw, 4 a loss, a leaver's loss included:
+  egyptian's scale, used for every ruleset); ties by more games, then the lower player id.
+
+Only accounts rank: guests and deleted accounts do not. The query groups the window's history rows by
+player over the index ``ix_results_ruleset_finished`` (ruleset, finished_at, account_id, outcome), which
+covers every column it reads from ``results``; it never loads games into Python. The win rate is compared
+as a double on both databases: the quotient of two integers is correctly rounded, so equal rates compare
+equal on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Path, Query
+from pydantic import BaseModel, Field
+from sqlalchemy import Float, case, cast, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ..rulesets import RULESETS
+from ..rulesets.egyptian import LEVEL_POINTS
+from .lobby import HubDep, Limit, Offset
+from .models import Account, Result, utcnow
+
+DAYS = 30
+MIN_GAMES = 15
+Order = Literal["winrate", "level"]
+
+
+def _columns() -> tuple[Any, Any, Any, Any, Any]:
+    games = func.count().label("games")
+    wins = func.sum(case((Result.outcome == "win", 1), else_=0)).label("wins")
+    draws = func.sum(case((Result.outcome == "draw", 1), else_=0)).label("draws")
+    left = func.sum(case((Result.left.is_(True), 1), else_=0)).label("left")
+    points = func.sum(case((Result.outcome == "win", LEVEL_POINTS["win"]),
+                           (Result.outcome == "draw", LEVEL_POINTS["draw"]),
+                           else_=LEVEL_POINTS["loss"])).label("points")
+    return games, wins, draws, left, points
+
+
+def _grouped(ruleset: str, since: dt.datetime, by: Order) -> Any:
+    games, wins, draws, left, points = _columns()
+    query = (select(Result.account_id, Account.name, games, wins, draws, left, points)
+             .join(Account, Account.id == Result.account_id)
+             .where(Result.ruleset == ruleset, Result.finished_at >= since, Account.is_guest.is_(False),
+                    Account.deleted_at.is_(None))
+             .group_by(Result.account_id, Account.name))
+    if by == "winrate":
+        query = query.having(func.count() >= MIN_GAMES)
+    return query, games, wins, points
+
+
+async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int, offset: int,
+                      now: dt.datetime | None = None) -> dict[str, Any]:
+    since = (now or utcnow()) - dt.timedelta(days=DAYS)
+    query, games, wins, points = _grouped(ruleset, since, by)
+    if by == "winrate":
+        order = [(cast(wins, Float) / cast(games, Float)).desc(), games.desc(), Result.account_id]
+    else:
+        order = [points.desc(), games.desc(), Result.account_id]
+    rows = (await db.execute(query.order_by(*order).limit(limit).offset(offset))).all()
+    ranked = query.subquery()
+    total = int(await db.scalar(select(func.count()).select_from(ranked)) or 0)
+    entries = []
+    for n, (account_id, name, g, w, d, lf, p) in enumerate(rows, start=offset + 1):
+        g, w, d = int(g), int(w or 0), int(d or 0)
+        entries.append({"rank": n, "account_id": int(account_id), "name": name, "games": g, "wins": w,
+                        "draws": d, "losses": g - w - d, "left": int(lf or 0),
+                        "win_rate": round(w / g, 4) if g else 0.0, "level_points": int(p or 0)})
+    return {"ruleset": ruleset, "by": by, "days": DAYS, "min_games": MIN_GAMES if by == "winrate" else 0,
+            "since": since.isoformat() + "Z", "total": total, "entries": entries}
+
+
+# --- REST ----------------------------------------------------------------------------------------------
+router = APIRouter(prefix="/api", tags=["history"])
+
+
+class Entry(BaseModel):
+    rank: int
+    account_id: int
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    left: int = Field(description="Games the player left (each also a loss).")
+    win_rate: float = Field(description="wins / games, 0-1, four decimals.")
+    level_points: int
+
+
+class LeaderboardOut(BaseModel):
+    ruleset: str
+    by: str
+    days: int
+    min_games: int = Field(description="Games in the window a player needs to rank (winrate: 15).")
+    since: str
+    total: int = Field(description="Players ranked (for pagination).")
+    entries: list[Entry]
+
+
+@router.get("/leaderboards/{ruleset}", responses={404: {"description": "No such ruleset."}})
+async def get_leaderboard(ruleset: Annotated[str, Path(max_length=32)], hub: HubDep,
+                          by: Annotated[Order, Query()] = "winrate", limit: Limit = 50,
+                          offset: Offset = 0) -> LeaderboardOut:
+    """The last 30 days of a ruleset: by win rate (won / (completed + left), at least 15 games) or by level
+    points (30 / 10 / 4), ties by games then player id; paginated with ``limit`` and ``offset``."""
+    if ruleset not in RULESETS:
+        raise HTTPException(404, f"no ruleset {ruleset[:32]!r} (known: {', '.join(RULESETS)})")
+    async with hub.session() as db:
+        return LeaderboardOut(**await leaderboard(db, ruleset, by, limit, offset))

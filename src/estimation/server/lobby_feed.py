@@ -1,0 +1,115 @@
+"""The live lobby: a WebSocket at ``/ws/lobby`` that pushes the public tables as they change.
+
+On connect the client gets ``lobby``, every public table that is open or in play (who sits where, the
+rules, a quick-play table's wait for bots); then ``table`` for each table that appears or changes (seats,
+status) and ``table_removed`` when one finishes or is abandoned. The changes come from the :mod:`.bus`'s
+lobby topic. A client may say ``hello`` with its token to also get its own topic on this socket (rematch
+offers, mutes, silences), and ``ping``. Nothing a client sends changes anything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .auth import account_for_token
+from .bus import LOBBY, Message, Subscription, user_topic
+from .connection import Connection
+from .models import Seat, Table
+from .social import lobby_entry
+from .wire import loads
+from .ws import error
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+#: At most this many tables of each status in the first ``lobby`` message.
+SNAPSHOT_TABLES = 200
+
+
+async def snapshot(hub: Hub) -> list[dict[str, Any]]:
+    """The public open and playing tables, newest first, as the lobby shows them."""
+    out: list[dict[str, Any]] = []
+    async with hub.session() as db:
+        rows: list[Table] = []
+        for status in ("open", "playing"):
+            rows.extend((await db.scalars(select(Table)
+                                          .where(Table.status == status, Table.private.is_(False))
+                                          .order_by(Table.id.desc()).limit(SNAPSHOT_TABLES))).all())
+        ids = [r.id for r in rows]
+        seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
+    by_table: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
+        by_table[s.table_id].append({"seat": s.seat, "name": s.name, "account_id": s.account_id,
+                                     "bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left})
+    for r in rows:
+        runtime = hub.runtimes.get(r.id)
+        if runtime is not None:  # memory is ahead of nothing: a runtime's public facts are committed ones
+            public = runtime.public()
+        else:
+            public = {"id": r.id, "ruleset": r.ruleset, "length": r.length, "stake": r.stake,
+                      "private": r.private, "bot_level": r.bot_level, "turn_seconds": r.turn_seconds,
+                      "status": r.status, "version": r.version, "pot": r.pot, "payout": None,
+                      "seats": by_table[r.id]}
+        out.append(lobby_entry(public, hub.social.bots_at.get(r.id)))
+    return out
+
+
+async def lobby_socket(ws: WebSocket) -> None:
+    hub: Hub = ws.app.state.hub
+    await ws.accept()
+    settings = hub.settings
+    conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst)
+
+    def deliver(_topic: str, message: Message) -> None:
+        conn.send(message)
+
+    subs: list[Subscription] = [hub.bus.subscribe(LOBBY, deliver)]
+    try:
+        conn.send({"type": "lobby", "tables": await snapshot(hub)})
+        while not conn.closed:
+            frame = await ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            if not conn.limiter.allow():
+                conn.violations += 1
+                conn.send(error("rate_limited", "too many messages: slow down"))
+                if conn.violations > settings.max_violations:
+                    break
+                continue
+            text = frame.get("text")
+            if text is None or len(text) > settings.max_message_bytes:
+                conn.send(error("bad_message", "send JSON text frames of at most "
+                                               f"{settings.max_message_bytes} bytes"))
+                continue
+            try:
+                msg = loads(text)
+            except (ValueError, RecursionError):
+                conn.send(error("bad_json", "not valid JSON"))
+                continue
+            kind = msg.get("type") if isinstance(msg, dict) else None
+            request_id = msg.get("id") if isinstance(msg, dict) else None
+            if kind == "ping":
+                conn.send({"type": "pong", "id": request_id if isinstance(request_id, str) else None})
+            elif kind == "hello":
+                token = msg.get("token")
+                if len(subs) > 1 or not isinstance(token, str) or len(token) > 200:
+                    conn.send(error("bad_message", 'hello once, with a string "token"', request_id))
+                    continue
+                async with hub.session() as db:
+                    account = await account_for_token(db, token)
+                if account is None:
+                    conn.send(error("unauthorized", "unknown or expired token: sign in again", request_id))
+                    continue
+                subs.append(hub.bus.subscribe(user_topic(account.id), deliver))
+                conn.send({"type": "welcome", "protocol": "estimation-lobby/1", "account_id": account.id})
+            else:
+                conn.send(error("unknown_type", 'the lobby socket takes "hello" and "ping"', request_id))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        for sub in subs:
+            sub.close()
+        await conn.finish()
