@@ -90,6 +90,20 @@ const en = {
   create_stakes: "You stake {s} coins when you sit; the pot pays by place among the stakers.",
   join_stake_btn: "Join (stake {s})", redeal_note: "Nobody called: the same dealer redeals (deal {n}).",
   redeal_fixed: "Three auctions failed: this deal is a fixed no-trump round.", clock_s: "{n} s", phase_dash_offer: "Dash offers", live_updates: "Updates by itself",
+  // --- chat, rematch, quick play at the table ---
+  chat: "Chat", chat_placeholder: "Say something (200 characters at most)", chat_send: "Send",
+  chat_hide_spectators: "Hide the spectators' chat", chat_spectator: "watching", chat_removed: "(removed by a moderator)",
+  chat_mute: "Mute", chat_mute_q: "Mute {name}?", chat_mute_text: "You will not see their messages anywhere, now or after a reload. You can unmute them from your account page.",
+  chat_report: "Report", chat_report_q: "Report this message to the moderators?", chat_report_text: "A moderator will read it and can silence the player.",
+  chat_reported: "Reported. Thank you.", chat_silenced: "A moderator has silenced you: you cannot chat.", cancel: "Cancel",
+  play_again: "Play again", rematch_accept: "Accept the rematch", rematch_decline: "Decline", rematch_declined: "You declined the rematch.",
+  rematch_accept_reply: "accepted", rematch_waiting: "waiting", rematch_decline_reply: "declined",
+  quickplay_bots: "Bots take the empty seats in {n} s unless someone comes.",
+  p_hello: "Hello!", p_good_luck: "Good luck!", p_well_played: "Well played!", p_thanks: "Thanks!", p_sorry: "Sorry!",
+  p_oops: "Oops!", p_nice_bid: "Nice bid!", p_nice_trick: "Nice trick!", p_hurry_up: "Hurry up, please", p_one_moment: "One moment…",
+  p_good_game: "Good game!", p_rematch: "Rematch?", p_bye: "Bye!", p_emote_smile: ":)", p_emote_laugh: ":D", p_emote_wow: ":O",
+  p_emote_sad: ":(", p_emote_angry: ">:(", p_emote_think: "hmm…", p_emote_clap: "*clap clap*", p_emote_thumbs_up: "+1",
+  p_emote_heart: "<3", p_emote_cool: "B-)",
 };
 
 const ar = {
@@ -182,6 +196,20 @@ const ar = {
   create_stakes: "تراهن بـ {s} عملة عند جلوسك؛ يوزَّع الصندوق حسب المراكز بين المراهنين.",
   join_stake_btn: "انضم (رهان {s})", redeal_note: "لم يطلب أحد: يعيد الموزّع نفسه التوزيع (التوزيعة {n}).",
   redeal_fixed: "فشلت ثلاث مزادات: هذه التوزيعة جولة ثابتة بلا طرنيب.", clock_s: "{n} ث", phase_dash_offer: "عروض الداش", live_updates: "تتحدّث تلقائيًا",
+  // --- الدردشة وإعادة اللعب واللعب السريع ---
+  chat: "الدردشة", chat_placeholder: "اكتب شيئًا (200 حرف على الأكثر)", chat_send: "إرسال",
+  chat_hide_spectators: "إخفاء دردشة المشاهدين", chat_spectator: "مشاهد", chat_removed: "(حذفها مشرف)",
+  chat_mute: "كتم", chat_mute_q: "كتم {name}؟", chat_mute_text: "لن ترى رسائله في أي مكان، الآن وبعد إعادة التحميل. يمكنك إلغاء الكتم من صفحة حسابك.",
+  chat_report: "إبلاغ", chat_report_q: "الإبلاغ عن هذه الرسالة للمشرفين؟", chat_report_text: "سيقرؤها مشرف ويمكنه إسكات اللاعب.",
+  chat_reported: "تم الإبلاغ. شكرًا لك.", chat_silenced: "أسكتك مشرف: لا يمكنك الدردشة.", cancel: "إلغاء",
+  play_again: "العب مجددًا", rematch_accept: "اقبل إعادة اللعب", rematch_decline: "ارفض", rematch_declined: "رفضت إعادة اللعب.",
+  rematch_accept_reply: "قبل", rematch_waiting: "بالانتظار", rematch_decline_reply: "رفض",
+  quickplay_bots: "تجلس الروبوتات في المقاعد الفارغة بعد {n} ث إن لم يأتِ أحد.",
+  p_hello: "مرحبًا!", p_good_luck: "بالتوفيق!", p_well_played: "أحسنت اللعب!", p_thanks: "شكرًا!", p_sorry: "آسف!",
+  p_oops: "أوبس!", p_nice_bid: "طلب جميل!", p_nice_trick: "أكلة جميلة!", p_hurry_up: "أسرع من فضلك", p_one_moment: "لحظة…",
+  p_good_game: "لعبة حلوة!", p_rematch: "نعيدها؟", p_bye: "مع السلامة!", p_emote_smile: ":)", p_emote_laugh: ":D", p_emote_wow: ":O",
+  p_emote_sad: ":(", p_emote_angry: ">:(", p_emote_think: "ممم…", p_emote_clap: "*تصفيق*", p_emote_thumbs_up: "+1",
+  p_emote_heart: "<3", p_emote_cool: "B-)",
 };
 
 export const STRINGS = { en, ar };

@@ -9,6 +9,10 @@ import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
 import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip } from "./board.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
+import { TableChat } from "./chat.js";
+
+/** Error codes that answer a chat message: shown under the chat, not over the table. */
+const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced", "chat_rate_limited"]);
 
 // Counter-clockwise, as at a real table (shared/RULES.md, Direction): the next seat sits on the viewer's
 // right, the one after opposite, the last on the left, in every language.
@@ -60,7 +64,13 @@ export class TablePage {
     this.lastVersion = saved && saved.id === id ? saved.version : null;
     this.pending = new Map(Object.entries(store.get(`pending.${id}`, {})));
     this.payout = store.get(`payout.${id}`);
+    this.rematch = null; // the latest rematch message of this (finished) table
+    this.botsAt = null; // a quick-play table: when bots take the empty seats (performance.now() ms)
     this.el = h("div", { class: "table-page", "data-table": id });
+    this.body = h("div", { class: "table-body" });
+    // The chat stays one element across redraws (what is being typed survives every update).
+    this.chat = new TableChat(id, (m) => this.send(m));
+    this.el.append(this.body, this.chat.el);
     root.append(this.el);
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
@@ -143,6 +153,14 @@ export class TablePage {
         this.retries = 0;
         this.seat = msg.seat;
         this.status = "";
+        this.chat.connected(msg.seat !== null);
+        break;
+      case "quickplay":
+        this.botsAt = msg.bots_in_ms === null ? null : performance.now() + msg.bots_in_ms;
+        this.render();
+        break;
+      case "rematch":
+        if (msg.from_table === this.id) { this.rematch = msg; this.renderRematch(); }
         break;
       case "snapshot":
       case "resume":
@@ -179,11 +197,16 @@ export class TablePage {
         this.savePending();
         break;
       case "error":
+        if (CHAT_ERRORS.has(msg.code) || (msg.code === "unauthorized" && /chat/.test(msg.message))) {
+          this.chat.refused(msg.message);
+          break;
+        }
         if (msg.id && this.pending.has(msg.id)) { this.pending.delete(msg.id); this.savePending(); this.sent = false; }
         if (!["stale", "not_your_turn"].includes(msg.code)) this.flash(t("error", { m: msg.message }));
         this.render();
         break;
       default:
+        this.chat.handle(msg);
         break;
     }
   }
@@ -293,7 +316,7 @@ export class TablePage {
         h("div", { class: "layout" }, this.renderFelt(v), declarationLog(v)),
         this.renderActions(v), this.renderHand(v), this.renderTools(v));
     }
-    this.el.replaceChildren(...kids);
+    this.body.replaceChildren(...kids);
     this.renderStatus();
     this.tick();
     const mine = this.myTurn();
@@ -314,6 +337,10 @@ export class TablePage {
       el.textContent = left === null ? "" : t("clock_s", { n: left });
       el.classList.toggle("low", left !== null && left <= WARN_SECONDS);
       el.setAttribute("aria-label", left === null ? "" : t("seconds_left", { n: left }));
+    }
+    const wait = this.el.querySelector("#bots-countdown");
+    if (wait && this.botsAt !== null) {
+      wait.textContent = t("quickplay_bots", { n: Math.max(0, Math.ceil((this.botsAt - performance.now()) / 1000)) });
     }
     const warn = this.el.querySelector("#clock-warning");
     if (warn) {
@@ -336,6 +363,7 @@ export class TablePage {
     return h("section", { class: "card-panel waiting" },
       h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`, tb.private ? ` · ${t("private")}` : ""),
       h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
+      this.botsAt !== null && tb.status === "open" ? h("p", { class: "bots-countdown", id: "bots-countdown" }) : null,
       stakeNote,
       h("ul", { class: "seat-list" }, tb.seats.map((s) => h("li", { "data-seat": s.seat }, `${t("seat")} ${s.seat + 1}: `,
         s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat"), " ",
@@ -499,6 +527,7 @@ export class TablePage {
 
   relabel() {
     this.render();
+    this.chat.relabel();
     const open = document.querySelector("dialog.table-dialog[open]");
     if (!open) return;
     const again = { "round-end": () => this.roundEnd(), "match-end": () => this.matchEnd(), sheet: () => this.sheet(),
@@ -608,7 +637,43 @@ export class TablePage {
       v.ended ? h("p", { class: "muted" }, t("ended_by_leaver", { name: v.players[v.ended.seat] })) : null,
       last ? breakdownTable(last, v.players, v.ruleset) : null,
       h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals),
-      h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")));
+      h("div", { class: "row" }, h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")),
+        this.seat !== null ? h("button", { type: "button", class: "primary", id: "rematch-btn", onclick: () => this.playAgain() },
+          t("play_again")) : null),
+      h("div", { id: "rematch-box" }));
+    this.renderRematch();
+  }
+
+  /** "Play again": a new table with the same rules for the same people (bots stay bots). */
+  async playAgain() {
+    try {
+      const res = await api("POST", `/api/tables/${this.id}/rematch`);
+      store.set("table", { id: res.table.id, version: null, done: false });
+      location.hash = `#/table/${res.table.id}`;
+    } catch (e) { this.flash(t("error", { m: e.message })); }
+  }
+
+  async declineRematch() {
+    try {
+      await api("POST", `/api/tables/${this.id}/rematch/decline`);
+      const box = document.getElementById("rematch-box");
+      if (box) box.replaceChildren(h("p", { class: "muted" }, t("rematch_declined")));
+    } catch (e) { this.flash(t("error", { m: e.message })); }
+  }
+
+  /** Who asked for a rematch and who answered: each person accepts (is seated) or declines. */
+  renderRematch() {
+    const box = document.getElementById("rematch-box");
+    const r = this.rematch;
+    if (!box || !r) return;
+    const me = session();
+    const mine = r.players.find((p) => me && p.account_id === me.account.id);
+    box.replaceChildren(h("ul", { class: "rematch-list" }, r.players.map((p) => h("li", { "data-account": p.account_id },
+      p.name, " · ", t(p.reply ? `rematch_${p.reply}_reply` : "rematch_waiting")))),
+      mine && mine.reply !== "accept" && mine.reply !== "decline" && r.table_id
+        ? h("div", { class: "row" }, h("button", { type: "button", class: "primary", id: "rematch-accept", onclick: () => this.playAgain() },
+          t("rematch_accept")), h("button", { type: "button", id: "rematch-decline", onclick: () => this.declineRematch() }, t("rematch_decline")))
+        : null);
   }
 
   // --- keys ---------------------------------------------------------------------------------------
