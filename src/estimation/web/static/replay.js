@@ -176,7 +176,8 @@ export class ReplayPage {
         st.withs.includes(s) ? h("span", { class: "badge with" }, t("m_with")) : null,
         // The egyptian Dash is not a Dash Call: another promise, scored another way.
         st.dash.includes(s) ? h("span", { class: "badge dashcall" }, t(egyptian ? "m_dash" : "m_dashcall")) : null),
-      h("div", { class: "info" }, `${st.estimates[s] ?? "–"} / ${st.won[s]}`),
+      // "estimate / tricks" reads left to right in Arabic too (a right-to-left page would swap the two).
+      h("div", { class: "info", dir: "ltr" }, `${st.estimates[s] ?? "–"} / ${st.won[s]}`),
       h("div", { class: "rhand" }, sortHand([...st.hands[s]]).map((c) => cardFace(c)))));
     const parts = [
       h("h1", {}, t("replay_title", { n: this.id }), ` · ${rec.ruleset} · ${length}`),
