@@ -29,6 +29,8 @@ def create_table(page: Any, bots: int = 3, length: str = "micro") -> int:
     page.select_option("#ruleset", "koutchina")
     page.select_option("#length", length)
     page.select_option("#bots", str(bots))
+    # The lobby offers strong bots by default (about a second a move): the tests' bots play at once.
+    page.select_option("#bot-level", "random")
     page.fill("#turn-seconds", "0")
     page.click("#create-btn")
     page.wait_for_url(re.compile(r"#/table/\d+"))
@@ -61,10 +63,9 @@ def trick(page: Any) -> list[str]:
 
 
 def board(page: Any) -> list[dict[str, str]]:
-    """The scoreboard as shown: per seat its estimate, tricks and total."""
-    rows = page.locator(".scoreboard tbody tr")
-    return [{"est": rows.nth(s).locator(".est").inner_text(), "won": rows.nth(s).locator(".won").inner_text(),
-             "tot": rows.nth(s).locator(".tot").inner_text()} for s in range(4)]
+    """The scoreboard as shown (a column per seat along the top): per seat its estimate, tricks and total."""
+    cell = lambda row, s: page.inner_text(f"#scoreboard tr.{row} td[data-seat='{s}']")  # noqa: E731
+    return [{"est": cell("r-est", s), "won": cell("r-won", s), "tot": cell("r-tot", s)} for s in range(4)]
 
 
 def enabled_estimates(page: Any) -> list[int]:
@@ -89,3 +90,228 @@ def sheet_from_dialog(page: Any, dialog: str) -> dict[str, Any]:
     totals = page.eval_on_selector_all(f"{dialog} table.sheet td.total",
                                        "els => els.map(e => Number(e.textContent))")
     return {"scores": [rounds[r] for r in sorted(rounds)], "totals": totals}
+
+
+# --- the new table (issue 18): declarations, several seats, the clock -----------------------------------
+# Everything below acts through visible controls only (clicks, keys); it reads the DOM to decide what to click.
+
+import time  # noqa: E402
+
+#: What a seat may click when it is its turn: a lifted card, an estimate, or a button of a declaration panel.
+CAN_ACT = (ACTIONABLE + ", #dash-panel button:not([disabled]), #bid-panel button:not([disabled]),"
+           " #declare-panel button:not([disabled])")
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def new_context(browser: Any, phone: bool = False, **kw: Any) -> Any:
+    """A fresh browser context (its own storage: a separate person), desktop or phone sized."""
+    size = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 800}
+    ctx = browser.new_context(viewport=size, reduced_motion=kw.pop("reduced_motion", "no-preference"), **kw)
+    ctx.set_default_timeout(20_000)
+    return ctx
+
+
+def create_game(page: Any, ruleset: str = "koutchina", length: str | None = None, bots: int = 3,
+                level: str = "heuristic", turn_seconds: int = 0, private: bool = False, stake: int = 0) -> int:
+    """Fill the lobby's form as a person would and press Create; the table's id (the page is at the table)."""
+    page.wait_for_selector("#create-btn")
+    page.select_option("#ruleset", ruleset)
+    if length is not None:
+        page.select_option("#length", length)
+    page.select_option("#bots", str(bots))
+    page.select_option("#bot-level", level)
+    page.fill("#turn-seconds", str(turn_seconds))
+    if stake:
+        page.fill("#stake", str(stake))
+    if private:
+        page.check("#private")
+    page.click("#create-btn")
+    page.wait_for_url(re.compile(r"#/table/\d+$"))
+    return int(page.url.rsplit("/", 1)[1])
+
+
+def join_from_lobby(page: Any, table_id: int) -> None:
+    """From the lobby (fetched afresh), the table's Join button; waits until the page is at that table."""
+    page.goto(page.url.split("#")[0] + "#/")
+    page.wait_for_selector("#create-btn")
+    page.click(f"#open-tables li[data-table='{table_id}'] button.join")
+    page.wait_for_url(re.compile(rf"#/table/{table_id}$"))
+
+
+def seated(pages: list[Any]) -> dict[int, Any]:
+    """The pages by the seat each one shows (each must be seated)."""
+    out = {}
+    for p in pages:
+        p.wait_for_selector(".table-page .bar")
+        p.wait_for_selector(".table-page:not([data-seat=''])")
+        out[int(p.get_attribute(".table-page", "data-seat"))] = p
+    assert sorted(out) == list(range(len(pages))) or len(out) == len(pages), out
+    return out
+
+
+def my_turn(page: Any) -> bool:
+    return bool(page.locator("#turn.mine").count())
+
+
+def wait_mover(pages: dict[int, Any], timeout: float = 15.0) -> int:
+    """The seat whose page says "Your turn" (pages are polled; one of them must)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for s, p in pages.items():
+            if my_turn(p):
+                return s
+        assert time.monotonic() < deadline, "no page says it is its turn"
+        time.sleep(0.02)
+
+
+def wait_my_turn(page: Any, timeout: float = 20_000) -> None:
+    page.wait_for_selector("#turn.mine", timeout=timeout)
+
+
+def version(page: Any) -> int:
+    v = page.get_attribute(".table-page", "data-version")
+    return int(v) if v else -1
+
+
+def declaration_items(page: Any) -> list[tuple[int, str]]:
+    """The declarations list as shown: (seat, text) for each item, oldest first."""
+    return [(int(s), txt.strip()) for s, txt in page.eval_on_selector_all(
+        "#declarations li[data-seat]", "els => els.map(e => [e.dataset.seat, e.textContent])")]
+
+
+def trump_shown(page: Any) -> str:
+    return str(page.get_attribute("#trump [data-trump]", "data-trump"))
+
+
+def bar_round(page: Any) -> tuple[int, int]:
+    """The round and the number of rounds from the bar ("Round 3 of 10", also in Arabic: the digits)."""
+    nums = [int(x) for x in re.findall(r"\d+", page.inner_text(".bar .round"))]
+    return nums[0], nums[1]
+
+
+def badges(page: Any, seat: int) -> dict[str, str]:
+    """The scoreboard's markers of one seat: class (without "badge") -> tooltip."""
+    out = {}
+    for cls, title in page.eval_on_selector_all(
+            f"#scoreboard tr.r-marks td[data-seat='{seat}'] .badge",
+            "els => els.map(e => [e.className, e.getAttribute('title')])"):
+        for c in cls.split():
+            if c != "badge":
+                out[c] = title or ""
+    return out
+
+
+def enabled(page: Any, selector: str, attr: str) -> list[str]:
+    """The attribute `attr` of every enabled element matching `selector`."""
+    return list(page.eval_on_selector_all(
+        f"{selector}:not([disabled])", f"els => els.map(e => e.getAttribute('{attr}'))"))
+
+
+def pick_call(page: Any, number: int, suit: str, go: str = "#bid-btn") -> None:
+    """The auction or declaration panel as seed 002 draws it: a number, a suit, then Bid (Call, Declare)."""
+    page.click(f"#actions button.num[data-number='{number}']")
+    page.click(f"#actions button.suit[data-suit='{suit}']")
+    page.wait_for_selector(f"{go}:not([disabled])")
+    page.click(go)
+
+
+def play_first_legal(page: Any) -> str:
+    card = page.locator(".hand button.card.legal").first
+    code = str(card.get_attribute("data-card"))
+    card.click()
+    return code
+
+
+def describe(action: str, players: list[str], ruleset: str) -> str:
+    """The English sentence the table shows for a declaration (an oracle written apart from describe.js)."""
+    seat, verb, *args = action.split()
+    name = players[int(seat)]
+
+    def call(c: str) -> str:
+        m = re.fullmatch(r"(\d+)(NT|[SHDC])", c)
+        assert m, c
+        return f"{m[1]} NT" if m[2] == "NT" else f"{m[1]}{SUITS[m[2]]}"
+
+    what = {
+        "call": lambda: f"call {call(args[0])}", "bid": lambda: f"bid {call(args[0])}",
+        "declare": lambda: f"declare {call(args[0])}", "with": lambda: "With", "pass": lambda: "Pass",
+        "dashcall": lambda: "Dash Call", "dash": lambda: "Dash",
+        "nodash": lambda: "No Dash" if ruleset == "egyptian" else "No Dash Call",
+        "est": lambda: (f"estimate {args[0]}, Super Call "
+                        f"{'No trump' if args[1] == 'NT' else SUITS[args[1]]}") if len(args) > 1
+        else f"estimate {args[0]}",
+    }[verb]()
+    return f"{name}: {what}"
+
+
+def record(base: str, table_id: int) -> dict[str, Any]:
+    import httpx
+
+    return dict(httpx.get(f"{base}/api/tables/{table_id}/record", timeout=30).json())
+
+
+def last_deal_actions(base: str, table_id: int) -> list[str]:
+    return list(record(base, table_id)["deals"][-1]["actions"])
+
+
+def positions(page: Any) -> dict[int, str]:
+    """Where each seat is drawn on the felt: seat -> bottom/right/top/left."""
+    return {int(s): p for s, p in page.eval_on_selector_all(
+        ".felt .seat[data-seat]", "els => els.map(e => [e.dataset.seat, e.dataset.pos])")}
+
+
+def centre(page: Any, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def check_counter_clockwise(page: Any) -> None:
+    """Seat+1 of the viewer on the right, +2 opposite, +3 on the left: in the data and on the screen."""
+    me = int(page.get_attribute(".table-page", "data-seat") or 0)
+    pos = positions(page)
+    assert pos == {me: "bottom", (me + 1) % 4: "right", (me + 2) % 4: "top", (me + 3) % 4: "left"}, pos
+    at = {p: centre(page, f".felt .seat[data-pos='{p}']") for p in ("bottom", "right", "top", "left")}
+    assert at["right"][0] > at["bottom"][0] > at["left"][0], at
+    assert at["top"][1] < at["right"][1] < at["bottom"][1], at
+    assert at["top"][1] < at["left"][1] < at["bottom"][1], at
+
+
+def sign_up(page: Any, name: str, password: str = "correct horse battery") -> None:
+    """Create an account through the sign-in page's Create account button."""
+    page.fill("#name", name)
+    page.fill("#password", password)
+    page.click("#register-btn")
+    page.wait_for_selector("#create-btn")
+
+
+def open_settings_motion(page: Any, value: str) -> None:
+    """Settings → Reduce motion (auto / on / off), then close the dialog."""
+    page.click("#settings-btn")
+    page.wait_for_selector("#settings-dialog[open]")
+    page.select_option("#set-motion", value)
+    page.click("#settings-dialog button:has-text('Close')")
+    page.wait_for_selector("#settings-dialog", state="detached")
+
+
+def check_turn_honest(page: Any) -> None:
+    """"Your turn" only when the page offers something to click (and not while it offers nothing)."""
+    if my_turn(page):
+        assert page.locator(CAN_ACT).count(), "'Your turn' with nothing to click"
+
+
+def click_until_gone(page: Any, selector: str, gone: str, tries: int = 10) -> int:
+    """Click a control the page redraws many times a second (e.g. #back-btn while bots play for us), until
+    `gone` is detached; how many clicks it took. A normal click waits for the element to hold still, which
+    it never does there, so the click is forced (still a real mouse click at the element's place)."""
+    for i in range(1, tries + 1):
+        try:
+            page.click(selector, force=True, timeout=2000)
+        except Exception:  # noqa: BLE001 - replaced under the mouse: try again
+            pass
+        try:
+            page.wait_for_selector(gone, state="detached", timeout=1500)
+            return i
+        except Exception:  # noqa: BLE001 - the click was lost: try again
+            continue
+    raise AssertionError(f"{selector} clicked {tries} times and {gone} is still there")
