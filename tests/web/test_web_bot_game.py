@@ -72,7 +72,6 @@ def _check_last_estimator(page: Any) -> bool:
 
 
 def test_guest_plays_micro_game_with_bots(context: Any, web_server: Any) -> None:
-    started = time.monotonic()
     page = w.open_app(context, web_server.base)
     w.sign_in_guest(page, "Ann")
     table_id = w.create_table(page, bots=3)
@@ -128,4 +127,3 @@ def test_guest_plays_micro_game_with_bots(context: Any, web_server: Any) -> None
     assert verb == "est"
     assert page.inner_text("#last-action").startswith(f"{record['players'][int(seat)]}: estimate {number}")
     assert not page.js_errors, page.js_errors
-    assert time.monotonic() - started < 120
