@@ -64,6 +64,8 @@ function callPanel(v, me, legal, verb, pick, act, choose, btn) {
   if (pick === null || pick.verb !== verb) {
     if (verb === "declare" && v.standing) { number = v.standing.number; suit = v.standing.trump; }
     if (suitsAny.size === 1) suit = [...suitsAny][0]; // a speed round: every bid names the fixed trump
+    const numbers = NUMBERS.filter(numberOk);
+    if (numbers.length === 1 && verb !== "declare") number = numbers[0]; // only one left: 13
   }
   if (number !== null && !numberOk(number)) number = null;
   const chosen = number !== null && suit !== null && can(number, suit) ? calls.get(`${number}${suit}`) : null;
