@@ -1,10 +1,15 @@
-// The single page: header, router (#/, #/table/ID, #/replay/ID, #/calc), sign-in, lobby, settings.
+// The single page: header, router (#/, #/table/ID, #/replay/ID, #/calc, #/rules, #/player/ID, #/leaderboard,
+// #/account), sign-in, lobby, settings.
 import { h, api, store, session, settings, saveSettings, ApiError } from "./common.js";
 import { t, setLang, getLang } from "./i18n.js";
 import { TablePage } from "./table.js";
 import { ReplayPage } from "./replay.js";
 import { CalcPage } from "./calc.js";
 import { RulesPage } from "./rules.js";
+import { LobbyFeed, LiveTables, quickPlayPanel, rematchToast, seatsLine, rulesLine, playerLink } from "./lobbyfeed.js";
+import { ProfilePage } from "./profile.js";
+import { LeaderboardPage } from "./leaderboard.js";
+import { AccountPage } from "./account.js";
 
 const main = document.getElementById("main");
 let current = null; // the page object with a destroy()
@@ -23,12 +28,14 @@ function header() {
     // The Lobby link works while seated: it says "show me the lobby", not "take me back to my table".
     h("a", { href: "#/", id: "lobby-link", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("lobby")),
     h("a", { href: "#/calc" }, t("calculator")),
+    h("a", { href: "#/leaderboard/koutchina", id: "leaderboard-link" }, t("s_leaderboards")),
     h("span", { class: "grow" }),
     h("button", { type: "button", class: "link", id: "lang-toggle", "aria-label": t("language"),
       onclick: () => { saveSettings({ lang: getLang() === "ar" ? "en" : "ar" }); relabel(); } },
       getLang() === "ar" ? "English" : "العربية"),
     h("button", { type: "button", class: "link", id: "settings-btn", onclick: openSettings }, "⚙ ", t("settings")),
-    s ? h("span", { class: "who" }, s.account.name, s.account.guest ? ` (${t("guest")})` : "") : null,
+    s ? h("a", { href: "#/account", class: "who", id: "account-link", title: t("s_account") }, s.account.name,
+      s.account.guest ? ` (${t("guest")})` : "") : null,
     s ? h("button", { type: "button", class: "link", onclick: signOut }, t("sign_out")) : null);
   return nav;
 }
@@ -95,6 +102,11 @@ async function route() {
   if ((m = /^#\/calc/.exec(hash))) { current = new CalcPage(main); return; }
   if ((m = /^#\/rules\/?(\w*)/.exec(hash))) { current = new RulesPage(main, m[1] || "koutchina"); return; }
   if ((m = /^#\/replay\/(\d+)/.exec(hash))) { current = new ReplayPage(main, Number(m[1])); return; }
+  if ((m = /^#\/player\/(\d+)/.exec(hash))) { current = new ProfilePage(main, Number(m[1])); return; }
+  if ((m = /^#\/leaderboard(?:\/(\w+))?(?:\/(winrate|level))?(?:\/(\d+))?/.exec(hash))) {
+    current = new LeaderboardPage(main, m[1] || "koutchina", m[2] || "winrate", Number(m[3] || 1));
+    return;
+  }
   // An invite link: keep its code for this table (the hash never reaches the server's logs), then the table.
   if ((m = /^#\/join\/(\d+)\/([\w-]{1,64})$/.exec(hash))) {
     store.set(`invite.${m[1]}`, decodeURIComponent(m[2]));
@@ -102,6 +114,7 @@ async function route() {
   }
   if (!session()) { signInPage(); return; }
   if ((m = /^#\/table\/(\d+)/.exec(hash))) { current = new TablePage(main, Number(m[1])); return; }
+  if (/^#\/account/.test(hash)) { current = new AccountPage(main, rerender); return; }
   // Back to the table after a reload or a drop: the stored table, while its game is on.
   const last = store.get("table");
   if (last && last.id && hash === "#/" && !last.done && !sessionStorage.getItem("est.lobby")) {
@@ -137,10 +150,6 @@ function signInPage() {
   name.focus();
 }
 
-function seatsText(table) {
-  return table.seats.map((s) => s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat")).join(" · ");
-}
-
 async function lobbyPage() {
   sessionStorage.removeItem("est.lobby");
   const me = session();
@@ -148,14 +157,14 @@ async function lobbyPage() {
   const wallet = h("div", { class: "wallet" });
   const lists = h("div", { class: "lists" });
   const form = h("form", { class: "create", id: "create-form" });
-  main.append(h("section", { class: "lobby" },
-    h("div", { class: "side" }, wallet, form, err), lists));
+  const side = h("div", { class: "side" }, wallet, form, err);
+  main.append(h("section", { class: "lobby" }, side, lists));
 
   // My account, balance and stats.
   try {
     const acc = await api("GET", "/api/me");
     const stats = await api("GET", `/api/players/${acc.id}/stats`);
-    wallet.append(h("h2", {}, acc.name),
+    wallet.append(h("h2", {}, playerLink(acc.name, acc.id, { id: "my-profile-link" })),
       acc.guest ? h("p", { class: "muted" }, t("guest")) : h("p", { id: "balance" }, t("wallet"), ": ", t("coins", { n: acc.balance })),
       h("dl", { class: "stats" },
         h("dt", {}, t("games")), h("dd", {}, stats.games), h("dt", {}, t("wins")), h("dd", {}, stats.wins),
@@ -209,52 +218,54 @@ async function lobbyPage() {
     } catch (ex) { err.textContent = t("error", { m: ex.message }); }
   });
 
-  // Tables: open (join, watch), playing (watch), finished (replay), mine.
-  const section = (title, id, rows, buttons) => h("section", { class: "tables", id },
-    h("h2", {}, title),
-    rows.length ? h("ul", {}, rows.map((tb) => h("li", { "data-table": tb.id },
-      h("strong", {}, t("table_n", { n: tb.id })), " ", `${tb.ruleset} · ${tb.length}`,
-      tb.stake ? ` · ${t("stake")} ${tb.stake}` : "", h("br"), h("small", {}, seatsText(tb)), " ", buttons(tb))))
-      : h("p", { class: "muted" }, t("none")));
+  // Tables: open (join, watch) and playing (watch) live from the lobby socket; mine and finished (replay)
+  // fetched, again when the socket comes back after a drop and when a game ends.
   const joinBtn = (tb) => h("button", { type: "button", class: "join", "data-stake": tb.stake, onclick: async () => {
     try {
       await api("POST", `/api/tables/${tb.id}/join`, { seat: null, stake: tb.stake > 0 && !me.account.guest });
+      if (tb.botsAt) store.set(`quickplay.${tb.id}`, tb.botsAt); // the table page counts down to the bots
       location.hash = `#/table/${tb.id}`;
     } catch (ex) { err.textContent = t("error", { m: ex.message }); }
   } }, tb.stake > 0 && !me.account.guest ? t("join_stake_btn", { s: tb.stake }) : t("join"));
   const watchBtn = (tb) => h("a", { class: "button watch", href: `#/table/${tb.id}` }, t("watch"));
   const replayBtn = (id) => h("a", { class: "button replay", href: `#/replay/${id}` }, t("replay"));
-  // The lists update by themselves: fetched again every few seconds while the lobby is on screen.
-  const fillLists = async () => {
-    const [open, playing, finished] = await Promise.all(["open", "playing", "finished"].map((s) =>
-      api("GET", `/api/tables?status=${s}&limit=20`)));
-    const mineIds = new Set();
+  if (!main.contains(lists)) return; // the page changed while the lobby was loading
+  const live = new LiveTables({ openButtons: (tb) => [joinBtn(tb), " ", watchBtn(tb)], playingButtons: (tb) => [watchBtn(tb)] });
+  const liveNote = h("p", { class: "live-note", id: "lobby-live", "data-live": "0" }, t("connecting"));
+  const past = h("div", { class: "past" });
+  lists.append(liveNote, live.open.el, live.playing.el, past);
+  side.insertBefore(quickPlayPanel(rulesets, err), form);
+  const fillPast = async () => {
+    const finished = await api("GET", "/api/tables?status=finished&limit=20");
     let mine = [];
-    try {
-      mine = await api("GET", `/api/players/${me.account.id}/games?limit=20`);
-      mine.forEach((g) => mineIds.add(g.table_id));
-    } catch { /* no games */ }
-    lists.replaceChildren(
-      section(t("open_tables"), "open-tables", open, (tb) => [joinBtn(tb), " ", watchBtn(tb)]),
-      section(t("playing_tables"), "playing-tables", playing, (tb) => [watchBtn(tb)]),
+    try { mine = await api("GET", `/api/players/${me.account.id}/games?limit=20`); } catch { /* no games */ }
+    const mineIds = new Set(mine.map((g) => g.table_id));
+    const others = finished.filter((tb) => !mineIds.has(tb.id));
+    past.replaceChildren(
       h("section", { class: "tables", id: "my-games" }, h("h2", {}, t("my_games")),
-        mine.length ? h("ul", {}, mine.map((g) => h("li", {}, t("table_n", { n: g.table_id }), ` · ${g.ruleset} · ${g.length} · `,
+        mine.length ? h("ul", {}, mine.map((g) => h("li", { "data-table": g.table_id }, t("table_n", { n: g.table_id }), ` · ${g.ruleset} · ${g.length} · `,
           `${t("total")} ${g.total} · ${t("place")} ${g.place} `, replayBtn(g.table_id)))) : h("p", { class: "muted" }, t("none"))),
-      section(t("finished_tables"), "finished-tables", finished.filter((tb) => !mineIds.has(tb.id)), (tb) => [replayBtn(tb.id)]));
-    lists.dataset.refreshed = String(Date.now());
+      h("section", { class: "tables", id: "finished-tables" }, h("h2", {}, t("finished_tables")),
+        others.length ? h("ul", {}, others.map((tb) => h("li", { "data-table": tb.id },
+          h("strong", {}, t("table_n", { n: tb.id })), " ", rulesLine(tb), h("br"), seatsLine(tb), " ", replayBtn(tb.id))))
+          : h("p", { class: "muted" }, t("none"))));
   };
-  try { await fillLists(); } catch (ex) { err.textContent = t("error", { m: ex.message }); }
-  const page = { timer: null, destroy() { clearInterval(this.timer); } };
-  page.timer = setInterval(() => {
-    if (current !== page) { clearInterval(page.timer); return; }
-    if (document.hidden || lists.contains(document.activeElement)) return; // never pull a button from under a click
-    fillLists().catch(() => {});
-  }, LOBBY_REFRESH_MS);
-  if (main.contains(lists)) current = page;
+  let pastTimer = null;
+  const fillPastSoon = () => { clearTimeout(pastTimer); pastTimer = setTimeout(() => fillPast().catch(() => {}), 400); };
+  const feed = new LobbyFeed({
+    onChange: (removed) => { live.update(feed.tables); if (removed && removed.status === "finished") fillPastSoon(); },
+    onStatus: (on) => {
+      liveNote.dataset.live = on ? "1" : "0";
+      liveNote.textContent = on ? `● ${t("live_updates")}` : t("s_reconnecting");
+      liveNote.classList.toggle("off", !on);
+    },
+    onReconnect: fillPastSoon,
+    onMessage: (m) => { if (m.type === "rematch") rematchToast(m); },
+  });
+  const page = { destroy() { feed.close(); live.destroy(); clearTimeout(pastTimer); } };
+  current = page;
+  try { await fillPast(); } catch (ex) { err.textContent = t("error", { m: ex.message }); }
 }
-
-/** How often the lobby's lists are fetched again. */
-const LOBBY_REFRESH_MS = 4000;
 
 window.addEventListener("hashchange", route);
 applySettings();
