@@ -3,7 +3,7 @@
 // name links to the player's profile. No sign-in needed. The page is in the address, so Back works.
 import { h, api, session } from "./common.js";
 import { t } from "./i18n.js";
-import { playerLink, fill } from "./lobbyfeed.js";
+import { playerLink, fill, num } from "./lobbyfeed.js";
 
 /** Rows per page; a test setting `?rows=N` in the address (like `?pause=`) makes pages shorter. */
 function pageSize() {
@@ -61,7 +61,7 @@ export class LeaderboardPage {
           h("tbody", {}, board.entries.map((e) => h("tr", { "data-player": e.account_id, "data-rank": e.rank,
             class: me && me.account.id === e.account_id ? "me" : null },
             h("td", { class: "num" }, e.rank), h("td", {}, playerLink(e.name, e.account_id)), h("td", { class: "num" }, e.games),
-            h("td", { class: "num" }, e.wins), h("td", { class: "num" }, `${(e.win_rate * 100).toFixed(1)}%`),
+            h("td", { class: "num" }, e.wins), h("td", { class: "num" }, num(`${(e.win_rate * 100).toFixed(1)}%`)),
             h("td", { class: "num" }, e.level_points))))))
         : h("p", { class: "muted", id: "lb-empty" }, t("s_lb_empty")),
       h("div", { class: "row pager" },

@@ -64,7 +64,7 @@ export class ProfilePage {
           h("dl", { class: "stats", id: "profile-stats" },
             h("dt", {}, t("games")), h("dd", { "data-k": "games" }, p.games),
             h("dt", {}, t("wins")), h("dd", { "data-k": "wins" }, p.wins),
-            h("dt", {}, t("make_rate")), h("dd", { "data-k": "make_rate" }, pct(p.make_rate)),
+            h("dt", {}, t("make_rate")), h("dd", { "data-k": "make_rate" }, num(pct(p.make_rate))),
             h("dt", {}, t("avg")), h("dd", { "data-k": "average_score" }, p.average_score === null ? "–" : num(p.average_score.toFixed(1))))),
         h("div", { class: "panel" },
           h("h2", {}, t("s_per_ruleset")),
