@@ -36,7 +36,9 @@ class ServerProcess:
         self.database_url = database_url
         self.name = name
         self.port = free_port()
-        self.env = {"ESTIMATION_BOT_DELAY": "0", **(env or {})}
+        # The per-address limits on creating guests, accounts and tables are off: every test's players come
+        # from 127.0.0.1 (test_abuse.py tests the limits on servers of its own).
+        self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0", **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
 
@@ -154,6 +156,7 @@ class Player:
         self.view: dict[str, Any] | None = None
         self.seat: int | None = None
         self.acks: dict[str, int] = {}
+        self.sent: dict[str, str] = {}  # action id -> the action's text
         self.errors: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
 
@@ -208,6 +211,7 @@ class Player:
     async def act(self, text: str, version: int | None = None) -> str:
         action_id = f"a{next(self._ids)}-{random.randrange(10**6)}"
         msg: dict[str, Any] = {"type": "action", "id": action_id, "action": text}
+        self.sent[action_id] = text
         if version is not None:
             msg["version"] = version
         await self.send(msg)
