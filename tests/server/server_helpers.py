@@ -107,11 +107,13 @@ class Api:
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
-    def get(self, path: str, **kw: Any) -> httpx.Response:
-        return self.http.get(path, headers=self.headers(), **kw)
+    def get(self, path: str, headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
+        return self.http.get(path, headers={**self.headers(), **(headers or {})}, **kw)
 
-    def post(self, path: str, body: Any = None, **kw: Any) -> httpx.Response:
-        return self.http.post(path, json=body if body is not None else {}, headers=self.headers(), **kw)
+    def post(self, path: str, body: Any = None, headers: dict[str, str] | None = None,
+             **kw: Any) -> httpx.Response:
+        return self.http.post(path, json=body if body is not None else {},
+                              headers={**self.headers(), **(headers or {})}, **kw)
 
     def ok(self, response: httpx.Response) -> Any:
         assert response.status_code < 300, (response.status_code, response.text)
