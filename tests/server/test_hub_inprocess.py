@@ -26,7 +26,8 @@ def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]]) -> None:
 
     async def main() -> None:
         # No cap on one player's open tables: the sweep's test opens dozens with one creator.
-        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}", open_tables_per_player=0))
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}",
+                           open_tables_per_player=0))
         await hub.start()
         try:
             await body(hub)
