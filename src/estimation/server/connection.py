@@ -62,6 +62,8 @@ class Connection:
         self.limiter = RateLimiter(rate, burst)
         self.violations = 0
         self.closed = False
+        #: Gone or too slow: nothing more will be written, not even a goodbye (see ``finish``).
+        self.failed = False
         #: The task reading this socket, while it waits for a frame: a connection closed from elsewhere (too
         #: slow, signed out) wakes it, so that the socket is let go even if the client never sends again.
         self.reader: asyncio.Task[Any] | None = None
@@ -133,6 +135,7 @@ class Connection:
 
     def _fail(self) -> None:
         """The peer is gone or too slow: drop what is queued and close."""
+        self.failed = True
         self._backlog.clear()
         self._backlog_bytes = 0
         self.close()
@@ -146,15 +149,21 @@ class Connection:
             await self.ws.close(1000)
 
     async def finish(self) -> None:
-        """Flush what is queued, then close (used when the client goes away or is sent away)."""
+        """Flush what is queued, then close (used when the client goes away or is sent away).
+
+        A connection that failed (its peer gone, or not reading) is not waited for: its close frame may
+        never be written, and returning lets the server close the socket itself (which, for a peer that
+        does not read, ends in an abort: see ``serving.ClosingTransport``)."""
         self.close()
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            if self._flusher is not None:
+            if self._flusher is not None and not self.failed:
                 await asyncio.wait_for(asyncio.shield(self._flusher), timeout=5)
         if self._flusher is not None:
             self._flusher.cancel()
         self._close_socket()
         assert self._closer is not None
+        if self.failed:
+            return
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(self._closer, timeout=5)
 
