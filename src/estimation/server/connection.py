@@ -104,7 +104,7 @@ class Connection:
         """Write what waits, each write within ``send_timeout`` of the last one that went out."""
         loop = asyncio.get_running_loop()
         try:
-            async with asyncio.timeout(loop.time() + self._send_timeout) as deadline:
+            async with asyncio.timeout_at(loop.time() + self._send_timeout) as deadline:
                 await started
                 while self._backlog:  # closing flushes them too; a failure has cleared them
                     frame = self._backlog.popleft()
