@@ -204,7 +204,7 @@ def test_a_socket_that_takes_nothing_for_too_long_is_dropped() -> None:
         conn.send_text("b")
         await asyncio.sleep(0.2)
         assert conn.closed and conn.failed
-        await asyncio.wait_for(conn.finish(), 1)  # not waited for: it would never end
+        await asyncio.wait_for(conn.finish(), 3)  # not waited for long: it would never end
 
     run(main())
 

@@ -74,6 +74,10 @@ class Settings:
     create_per_minute: float = 6.0
     create_burst: int = 20
     open_tables_per_player: int = 3
+    #: Per address: sign-in attempts a minute and their burst (0: no limit), so that one client guessing
+    #: passwords cannot fill the hashing queue that everyone's sign-ins wait in.
+    sign_ins_per_minute: float = 20.0
+    sign_in_burst: int = 10
     #: Password hashing (argon2, deliberately slow) has threads of its own, and at most this many sign-ins
     #: waiting for them; more are refused with 429 at once, so a flood of logins queues nowhere else.
     hash_workers: int = 1
@@ -117,6 +121,8 @@ class Settings:
             create_per_minute=_float("ESTIMATION_CREATE_PER_MINUTE", cls.create_per_minute),
             create_burst=_int("ESTIMATION_CREATE_BURST", cls.create_burst),
             open_tables_per_player=_int("ESTIMATION_OPEN_TABLES_PER_PLAYER", cls.open_tables_per_player),
+            sign_ins_per_minute=_float("ESTIMATION_SIGN_INS_PER_MINUTE", cls.sign_ins_per_minute),
+            sign_in_burst=_int("ESTIMATION_SIGN_IN_BURST", cls.sign_in_burst),
             hash_workers=_int("ESTIMATION_HASH_WORKERS", cls.hash_workers),
             hash_queue=_int("ESTIMATION_HASH_QUEUE", cls.hash_queue),
             bot_workers=_int("ESTIMATION_BOT_WORKERS", cls.bot_workers),

@@ -151,8 +151,8 @@ class Connection:
     async def finish(self) -> None:
         """Flush what is queued, then close (used when the client goes away or is sent away).
 
-        A connection that failed (its peer gone, or not reading) is not waited for: its close frame may
-        never be written, and returning lets the server close the socket itself (which, for a peer that
+        A connection that failed (its peer gone, or not reading) is not waited for long: its close frame
+        may never be written, and returning lets the server close the socket itself (which, for a peer that
         does not read, ends in an abort: see ``serving.ClosingTransport``)."""
         self.close()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -162,10 +162,8 @@ class Connection:
             self._flusher.cancel()
         self._close_socket()
         assert self._closer is not None
-        if self.failed:
-            return
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(self._closer, timeout=5)
+            await asyncio.wait_for(asyncio.shield(self._closer), timeout=1 if self.failed else 5)
 
 
 class Sockets:

@@ -87,6 +87,8 @@ class Hub:
         self.verified = VerifiedTokens()
         #: Per-address buckets for creating guests, accounts and tables (keyed "kind:address").
         self.creations = Buckets(settings.create_per_minute / 60, settings.create_burst)
+        #: Per-address buckets for sign-in attempts.
+        self.sign_ins = Buckets(settings.sign_ins_per_minute / 60, settings.sign_in_burst)
         #: Threads of their own for password hashing (bounded) and for the bots' thinking, so that neither
         #: waits behind the other, nor behind anything else in the loop's default pool.
         self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)

@@ -331,8 +331,13 @@ async def new_account(body: CredentialsIn, hub: HubDep, request: Request) -> Ses
 
 
 @router.post("/sessions", tags=["players"], responses={401: {"description": "Wrong name or password."}})
-async def sign_in(body: CredentialsIn, hub: HubDep) -> SessionOut:
-    """Sign in to an account: a new session token."""
+async def sign_in(body: CredentialsIn, hub: HubDep, request: Request) -> SessionOut:
+    """Sign in to an account: a new session token. Attempts are limited per address
+    (``ESTIMATION_SIGN_INS_PER_MINUTE``), and hashing has a bounded queue of its own: 429 past either."""
+    if not hub.sign_ins.allow(peer(request.scope)):
+        raise TableError("rate_limited", "too many sign-in attempts from your address: try again later", 429)
+    if hub.hashing.full:  # refused before any other work: a flood must cost as little as it can
+        raise TableError("busy", "too many sign-ins at once: try again in a moment", 429)
     async with hub.session() as db:
         account = await db.scalar(select(Account).where(Account.login == names.key(body.name)))
     stored = account.password_hash if account is not None else None
