@@ -128,6 +128,24 @@ class Connection:
             if reader is not None and reader is not asyncio.current_task():
                 reader.cancel()  # it waits for a frame (see ``Session.run``): let it end the socket now
 
+    async def receive(self) -> dict[str, Any] | None:
+        """The socket's next frame, or None when this connection was closed from elsewhere meanwhile (too
+        slow to read, signed out, expired): ``close`` cancels this wait, and only this wait."""
+        task = asyncio.current_task()
+        self.reader = task
+        try:
+            return dict(await self.ws.receive())
+        except asyncio.CancelledError:
+            if self.closed and task is not None and task.uncancel() == 0:
+                return None
+            raise
+        finally:
+            self.reader = None
+
+    def expired(self) -> bool:
+        """Whether the session this socket speaks for has expired (it is closed at its next message)."""
+        return self.expires_at is not None and self.expires_at <= dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
     def kick(self, message: dict[str, Any]) -> None:
         """Tell the client why (signed out, session expired, too many sockets), then close."""
         self.send(message)

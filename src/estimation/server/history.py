@@ -40,7 +40,7 @@ def result_rows(table_id: int, game: Game, humans: dict[int, tuple[int, bool]],
     return rows
 
 
-def _theirs(account_id: int, private: bool) -> Any:
+def results_of(account_id: int, private: bool) -> Any:
     """A player's result rows; without ``private``, only those of public tables (what others may see)."""
     mine = Result.account_id == account_id
     if private:
@@ -52,7 +52,7 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
                    private: bool = False) -> list[dict[str, Any]]:
     """A player's finished games, newest first; at private tables too only with ``private`` (their own
     view: to anyone else a private game is not there)."""
-    rows = (await db.scalars(select(Result).where(_theirs(account_id, private))
+    rows = (await db.scalars(select(Result).where(results_of(account_id, private))
                              .order_by(Result.finished_at.desc(), Result.table_id.desc())
                              .limit(limit).offset(offset))).all()
     return [{"table_id": r.table_id, "seat": r.seat, "ruleset": r.ruleset, "length": r.length,
@@ -63,7 +63,7 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
 
 async def stats_of(db: AsyncSession, account_id: int, private: bool = False) -> dict[str, Any]:
     """A player's stats; games at private tables count only with ``private`` (as in ``games_of``)."""
-    theirs = _theirs(account_id, private)
+    theirs = results_of(account_id, private)
     row = (await db.execute(select(
         func.count(), func.coalesce(func.sum(Result.total), 0), func.coalesce(func.sum(Result.rounds), 0),
         func.coalesce(func.sum(Result.made), 0),

@@ -247,6 +247,16 @@ class Hub:
         for conn in self.sockets.of_session(token_hash):
             conn.kick({"type": "error", "code": reason, "message": "you signed out: sign in again"})
 
+    def end_sessions_of(self, account_id: int, keep: str | None = None) -> None:
+        """Every session of a player is over (signed out everywhere, a new password, a deleted account),
+        but ``keep``: their tokens are forgotten here and their sockets closed."""
+        for token_hash, (owner, _expires) in list(self.verified.tokens.items()):
+            if owner == account_id and token_hash != keep:
+                self.verified.forget(token_hash)
+        for conn in list(self.sockets.by_player.get(account_id, ())):
+            if conn.session != keep:
+                conn.kick({"type": "error", "code": "signed_out", "message": "you signed out: sign in again"})
+
     async def sweep_sessions(self) -> int:
         """Close the sockets of expired sessions and delete the expired rows; how many rows went."""
         now = utcnow()

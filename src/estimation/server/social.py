@@ -23,7 +23,19 @@ from ..rulesets.egyptian import BADGE_WINS
 from . import history
 from .bus import LOBBY, table_topic, user_topic
 from .chat import ChatLimiter
-from .lobby import GameOut, HubDep, Me, PlayerId, Strict, TableId, TableOut, _not_seated_elsewhere, _table_out
+from .lobby import (
+    Creds,
+    GameOut,
+    HubDep,
+    Me,
+    PlayerId,
+    Strict,
+    TableId,
+    TableOut,
+    _account_id,
+    _not_seated_elsewhere,
+    _table_out,
+)
 from .models import Account, RematchReply, Result, Seat, Table, utcnow
 from .tables import TableError
 
@@ -412,18 +424,20 @@ async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateO
 
 @router.get("/players/{player_id}/profile", tags=["history"],
             responses={404: {"description": "No such player."}})
-async def profile(player_id: PlayerId, hub: HubDep) -> ProfileOut:
+async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
     """A player's page: level and badge (egyptian), games, wins, make rate, average score, games per ruleset
-    and the ten most recent games with their replays."""
+    and the ten most recent games with their replays. Games at private tables (a rematch is one) count in
+    the player's own view only."""
+    own = await _account_id(hub, creds) == player_id
     async with hub.session() as db:
         account = await db.get(Account, player_id)
         if account is None:
             raise HTTPException(404, "no such player")
-        stats = await history.stats_of(db, player_id)
+        stats = await history.stats_of(db, player_id, private=own)
         per = (await db.execute(
             select(Result.ruleset, func.count(), func.sum(case((Result.outcome == "win", 1), else_=0)))
-            .where(Result.account_id == player_id).group_by(Result.ruleset))).all()
-        recent = await history.games_of(db, player_id, 10, 0)
+            .where(history.results_of(player_id, own)).group_by(Result.ruleset))).all()
+        recent = await history.games_of(db, player_id, 10, 0, private=own)
     eg = stats["egyptian"]
     average = stats["average_score"]
     return ProfileOut(

@@ -8,7 +8,6 @@ table runtime, which does the game checks under its lock. See docs/protocol.md f
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -16,7 +15,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .auth import session_for_token
 from .chat import Link
 from .connection import Connection
-from .models import utcnow
 from .tables import TableError, TableRuntime, no_such_table
 from .wire import loads
 
@@ -83,10 +81,10 @@ class Session:
             return
         try:
             while not conn.closed:
-                frame = await self._receive()
+                frame = await conn.receive()
                 if frame is None or frame["type"] == "websocket.disconnect":
                     break
-                if conn.expires_at is not None and conn.expires_at <= utcnow():
+                if conn.expired():
                     conn.kick(error("session_expired", "your session has expired: sign in again"))
                     break
                 allowed = self.conn.limiter.allow()
@@ -117,20 +115,6 @@ class Session:
                 self.link.detach()
             self.hub.sockets.remove(conn)
             await conn.finish()
-
-    async def _receive(self) -> dict[str, Any] | None:
-        """The next frame, or None when the connection was closed from elsewhere meanwhile (too slow to
-        read, signed out, expired): ``Connection.close`` cancels this wait, and only this wait."""
-        task = asyncio.current_task()
-        self.conn.reader = task
-        try:
-            return dict(await self.ws.receive())
-        except asyncio.CancelledError:
-            if self.conn.closed and task is not None and task.uncancel() == 0:
-                return None
-            raise
-        finally:
-            self.conn.reader = None
 
     @staticmethod
     def parse(text: str | None, limit: int) -> dict[str, Any] | ParseError:

@@ -7,8 +7,8 @@ it and the newer one's becomes ``KEY#ID`` (still unique; that account can no lon
 is the point: its name impersonated the other's). A name the new rules refuse keeps its old key.
 ``sessions.expires_at`` gets an index for the periodic delete of expired sessions.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004_names
+Revises: 0003_social
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004_names"
+down_revision = "0003_social"
 branch_labels = None
 depends_on = None
 
