@@ -138,13 +138,15 @@ def test_a_private_table_answers_an_outsider_exactly_as_a_missing_one(server: Se
             assert (await hello(private, token))["code"] == "no_such_table"
 
     run(main())
-    for path, body in (("", None), ("/view", None), ("/record", None), ("/join", {}), ("/leave", None)):
+    for method, path in (("GET", ""), ("GET", "/view"), ("GET", "/record"), ("POST", "/join"),
+                         ("POST", "/leave"), ("POST", "/bots"), ("POST", "/hint"), ("GET", "/rematch"),
+                         ("POST", "/rematch"), ("GET", "/chat")):
         answers = []
         for table_id in (private, missing):
-            r = outsider.post(f"/api/tables/{table_id}{path}", body) if body is not None or path == "/leave" \
-                else outsider.get(f"/api/tables/{table_id}{path}")
+            url = f"/api/tables/{table_id}{path}"
+            r = outsider.post(url, {}) if method == "POST" else outsider.get(url)
             answers.append((r.status_code, r.json()))
-        assert answers[0] == answers[1], (path, answers)
+        assert answers[0] == answers[1], (method, path, answers)
         assert answers[0][0] == 404
 
 

@@ -407,9 +407,11 @@ def _table_out(public: dict[str, Any], invite: str | None = None) -> TableOut:
     return TableOut(**{k: v for k, v in public.items()}, invite_code=invite)
 
 
-async def _runtime(hub: Hub, table_id: int) -> TableRuntime:
+async def _runtime(hub: Hub, table_id: int, account_id: int | None = None) -> TableRuntime:
+    """The table; with ``account_id``, only if it admits that player (a private table is, to an outsider,
+    no table at all: the same 404 as a missing one)."""
     runtime = await hub.get(table_id)
-    if runtime is None:
+    if runtime is None or (account_id is not None and not runtime.admits(account_id, None)):
         raise no_such_table()
     return runtime
 
@@ -502,7 +504,7 @@ async def _not_seated_elsewhere(hub: Hub, account_id: int, table_id: int | None)
                         409: {"description": "The table has started, or no seat is empty."}})
 async def fill_with_bots(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
     """The creator seats a bot in every empty seat, which starts the game."""
-    runtime = await _runtime(hub, table_id)
+    runtime = await _runtime(hub, table_id, me.id)
     await runtime.fill_with_bots(me.id)
     return _table_out(runtime.public(), runtime.rules.invite_code)
 
@@ -523,7 +525,7 @@ class HintOut(BaseModel):
 async def table_hint(table_id: TableId, hub: HubDep, me: Me) -> HintOut:
     """At a practice table, the odds and expected score of each legal action for your turn, as
     ``estimation hint`` gives them; computed in a process of its own, within about a second."""
-    runtime = await _runtime(hub, table_id)
+    runtime = await _runtime(hub, table_id, me.id)
     view = await runtime.hint_view(me.id)
     return HintOut(**await hub.hints.hint(view))
 
