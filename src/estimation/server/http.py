@@ -8,13 +8,14 @@
   within ``timeout`` seconds (408 past it), so a client that starts a body and never finishes it holds
   nothing for long. (Slow *headers* are uvicorn's part: see :mod:`.serving`.)
 - :class:`SafeJSONResponse` writes JSON as ASCII, escaping what it cannot encode: an error that echoes a
-  client's text (a 422 echoes the input) never fails on a lone surrogate such as ``"\\ud800"``.
+  client's input (a 422 does) never fails on a lone surrogate such as ``"\\ud800"``, nor on ``Infinity``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -129,7 +130,20 @@ async def _refuse(send: Send, status: int, detail: str) -> None:
 
 
 class SafeJSONResponse(JSONResponse):
-    """JSON as ASCII: whatever text it carries, it renders (a lone surrogate becomes ``\\ud800``)."""
+    """JSON as ASCII: whatever text it carries, it renders (a lone surrogate becomes ``\\ud800``), and
+    whatever numbers: Python's JSON reader takes ``Infinity`` and ``NaN``, which a 422 then echoes, and JSON
+    has no such numbers, so they are written as the strings ``"inf"``, ``"nan"``."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+        return json.dumps(_finite(content), ensure_ascii=True, allow_nan=False,
+                          separators=(",", ":")).encode("ascii")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
