@@ -121,10 +121,12 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        # The REST lobby's per-client limit is off: one generator stands for thousands of clients behind
-        # one address, and the set-up (guests, tables, joins) is not what is measured.
-        env = {**os.environ, "ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0", **self.env,
-               "DATABASE_URL": self.database_url}
+        # The REST lobby's per-client limits are off, and so are the per-address ones (new guests and
+        # tables, sign-ins, sockets): one generator stands for thousands of clients behind one address,
+        # and the set-up (guests, tables, joins) is not what is measured.
+        env = {**os.environ, "ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
+               "ESTIMATION_CREATE_PER_MINUTE": "0", "ESTIMATION_SIGN_INS_PER_MINUTE": "0",
+               "ESTIMATION_SOCKETS_PER_ADDRESS": "0", **self.env, "DATABASE_URL": self.database_url}
         with open(self.log, "ab") as log:
             serve = ["serve", "--port", str(self.port), "--log-level", "warning"]
             # uvicorn re-raises SIGTERM after its shutdown; a Python handler turns it into SystemExit, so

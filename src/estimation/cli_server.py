@@ -29,6 +29,7 @@ def serve(
         from uvicorn.config import LOG_LEVELS
 
         from .server import Settings, create_app
+        from .server.serving import uvicorn_options
     except ImportError as exc:
         typer.echo(f"error: the server needs its extra: pip install 'estimation[server]' ({exc})", err=True)
         raise typer.Exit(2) from None
@@ -42,7 +43,7 @@ def serve(
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
     _log_with_times(LOG_LEVELS[log_level.lower()])
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                ws_max_size=settings.ws_max_size, ws_ping_interval=20, ws_ping_timeout=20)
+                **uvicorn_options(settings))
 
 
 def _log_with_times(level: int) -> None:

@@ -36,7 +36,9 @@ class ServerProcess:
         self.database_url = database_url
         self.name = name
         self.port = free_port()
-        self.env = {"ESTIMATION_BOT_DELAY": "0", **(env or {})}
+        # The per-address limits on creating guests, accounts and tables are off: every test's players come
+        # from 127.0.0.1 (test_abuse.py tests the limits on servers of its own).
+        self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0", **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
 
@@ -105,11 +107,13 @@ class Api:
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
-    def get(self, path: str, **kw: Any) -> httpx.Response:
-        return self.http.get(path, headers=self.headers(), **kw)
+    def get(self, path: str, headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
+        return self.http.get(path, headers={**self.headers(), **(headers or {})}, **kw)
 
-    def post(self, path: str, body: Any = None, **kw: Any) -> httpx.Response:
-        return self.http.post(path, json=body if body is not None else {}, headers=self.headers(), **kw)
+    def post(self, path: str, body: Any = None, headers: dict[str, str] | None = None,
+             **kw: Any) -> httpx.Response:
+        return self.http.post(path, json=body if body is not None else {},
+                              headers={**self.headers(), **(headers or {})}, **kw)
 
     def ok(self, response: httpx.Response) -> Any:
         assert response.status_code < 300, (response.status_code, response.text)
@@ -154,6 +158,7 @@ class Player:
         self.view: dict[str, Any] | None = None
         self.seat: int | None = None
         self.acks: dict[str, int] = {}
+        self.sent: dict[str, str] = {}  # action id -> the action's text
         self.errors: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
 
@@ -208,6 +213,7 @@ class Player:
     async def act(self, text: str, version: int | None = None) -> str:
         action_id = f"a{next(self._ids)}-{random.randrange(10**6)}"
         msg: dict[str, Any] = {"type": "action", "id": action_id, "action": text}
+        self.sent[action_id] = text
         if version is not None:
             msg["version"] = version
         await self.send(msg)

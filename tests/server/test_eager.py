@@ -168,11 +168,64 @@ def test_a_client_that_falls_too_far_behind_is_dropped() -> None:
         sock.blocked = asyncio.Event()
         for frame in "abcd":  # one waiting write, two queued, the fourth is one too many
             conn.send_text(frame)
-        assert conn.closed
+        assert conn.closed and conn.failed
         conn.send_text("e")  # ignored once closed
         sock.blocked.set()
+        await conn.finish()  # a dropped client's write in flight is abandoned, not waited for
+        await asyncio.sleep(0)
+        assert sock.sent == [] and sock.closed_with == 1000
+
+    run(main())
+
+
+def test_a_client_that_falls_too_many_bytes_behind_is_dropped() -> None:
+    async def main() -> None:
+        sock = Socket()
+        conn = Connection(sock, 1000, rate=10.0, burst=10, queue_bytes=100)  # type: ignore[arg-type]
+        sock.blocked = asyncio.Event()
+        conn.send_text("w" * 10)  # the write that waits
+        conn.send_text("a" * 60)
+        assert not conn.closed
+        conn.send_text("b" * 60)  # 120 bytes queued: over the limit
+        assert conn.closed and conn.failed
+        sock.blocked.set()
         await conn.finish()
-        assert sock.sent == ["a"] and sock.closed_with == 1000
+        assert sock.sent == []  # nothing queued went out: it was dropped with the connection
+
+    run(main())
+
+
+def test_a_socket_that_takes_nothing_for_too_long_is_dropped() -> None:
+    async def main() -> None:
+        sock = Socket()
+        conn = Connection(sock, 1000, rate=10.0, burst=10, send_timeout=0.05)  # type: ignore[arg-type]
+        sock.blocked = asyncio.Event()  # and never set: the peer does not read
+        conn.send_text("a")
+        conn.send_text("b")
+        await asyncio.sleep(0.2)
+        assert conn.closed and conn.failed
+        await asyncio.wait_for(conn.finish(), 3)  # not waited for long: it would never end
+
+    run(main())
+
+
+def test_closing_wakes_the_reader_waiting_for_a_frame() -> None:
+    async def main() -> None:
+        conn = connection(Socket())
+        never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def read() -> str:
+            conn.reader = asyncio.current_task()
+            try:
+                await never
+            except asyncio.CancelledError:
+                return "woken"
+            return "read"
+
+        reader = asyncio.create_task(read())
+        await asyncio.sleep(0)
+        conn.kick({"type": "error", "code": "signed_out"})
+        assert await asyncio.wait_for(reader, 1) == "woken"
 
     run(main())
 

@@ -24,7 +24,7 @@ def test_reconnect_gets_missed_events_or_a_snapshot_and_resent_actions_are_not_d
         # Resend the last acked action under the same id: acked again with the same version, not applied.
         acked_id, acked_version = list(p.acks.items())[-1]
         before = p.version
-        await p.send({"type": "action", "id": acked_id, "action": "0 play 2C"})
+        await p.send({"type": "action", "id": acked_id, "action": p.sent[acked_id]})
         dup = await p.until(lambda m: m["type"] == "ack" and m["id"] == acked_id)
         assert dup["version"] == acked_version and dup.get("duplicate") is True
         last_seen = p.version

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +10,9 @@ import httpx
 import pytest
 from server_helpers import ServerProcess
 
-from estimation.server.ratelimit import RestRateLimit
+from estimation.server.auth import hash_token
+from estimation.server.models import utcnow
+from estimation.server.ratelimit import RestRateLimit, VerifiedTokens
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +55,18 @@ def test_the_openapi_schema_documents_429(limited: ServerProcess) -> None:
     assert "429" in schema["paths"]["/api/tables"]["get"]["responses"]
 
 
-def test_buckets_are_bounded_and_keyed_by_token_else_address() -> None:
+def test_buckets_are_bounded_and_keyed_by_verified_player_else_address() -> None:
     async def app(scope: object, receive: object, send: object) -> None:
         raise AssertionError("not called")
 
-    limit = RestRateLimit(app, rate=1.0, burst=1, max_clients=2)  # type: ignore[arg-type]
-    assert limit.client_key({"headers": [(b"authorization", b"Bearer abc")], "client": ("1.2.3.4", 1)}) \
-        == "token:abc"
+    verified = VerifiedTokens()
+    limit = RestRateLimit(app, rate=1.0, burst=1, verified=verified, max_clients=2)  # type: ignore[arg-type]
+    scope = {"headers": [(b"authorization", b"Bearer abc")], "client": ("1.2.3.4", 1)}
+    assert limit.client_key(scope) == "addr:1.2.3.4"  # a token nobody verified buys nothing
+    verified.note(hash_token("abc"), 7, utcnow() + dt.timedelta(hours=1))
+    assert limit.client_key(scope) == "player:7"
+    verified.note(hash_token("abc"), 7, utcnow() - dt.timedelta(seconds=1))
+    assert limit.client_key(scope) == "addr:1.2.3.4"  # expired
     assert limit.client_key({"headers": [], "client": ("1.2.3.4", 1)}) == "addr:1.2.3.4"
     for key in ("a", "b", "c"):
         assert limit.allow(key)

@@ -152,7 +152,7 @@ def test_a_private_tables_chat_is_as_private_as_the_table(server: ServerProcess)
     assert httpx.get(f"{server.base}/api/tables/{table['id']}/chat").status_code == 404
     assert a.get(f"/api/tables/{table['id']}/chat").status_code == 200
     assert httpx.get(f"{server.base}/api/tables/{table['id']}/chat",
-                     params={"invite": table["invite_code"]}).status_code == 200
+                     headers={"X-Invite-Code": table["invite_code"]}).status_code == 200
 
 
 # --- the live lobby ------------------------------------------------------------------------------------

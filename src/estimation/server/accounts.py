@@ -15,7 +15,6 @@ that writes the row.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,8 +24,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy import delete, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
-from . import auth
-from .lobby import AccountOut, Creds, HubDep, Me, Name, Password, Strict, _account_out
+from . import auth, names
+from .lobby import AccountOut, Creds, HubDep, Me, Name, Password, Strict, _account_out, _password_work
 from .models import Account, Event, LedgerEntry, Mute, Seat, Session, Table, utcnow
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ ANONYMOUS = "Deleted player"
 
 def login_of(name: str) -> str:
     """The unique key of an account's name, exactly as ``auth.register`` computes it at sign-up."""
-    return name.casefold()
+    return names.key(name)
 
 
 router = APIRouter(prefix="/api", tags=["players"])
@@ -73,16 +72,20 @@ async def change_password(body: PasswordIn, hub: HubDep, me: Me, creds: Creds) -
     """Change the password, giving the old one. Every other session of the account is signed out."""
     if me.is_guest or me.password_hash is None:
         raise HTTPException(403, "guests have no password: register an account")
-    ok = await asyncio.to_thread(auth.check_password, me.password_hash, body.old_password)
+    ok = await _password_work(hub, auth.check_password, me.password_hash, body.old_password)
     if not ok:
         raise HTTPException(403, "the old password is wrong")
-    new_hash = await asyncio.to_thread(auth.hash_password, body.new_password)
+    try:  # the same policy as at sign-up (names.password), on the hashing threads
+        new_hash = await _password_work(hub, auth.new_password_hash, me.name, body.new_password)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
     assert creds is not None
+    kept = auth.hash_token(creds.credentials)
     async with hub.session() as db, db.begin():
         await db.execute(update(Account).where(Account.id == me.id).values(password_hash=new_hash)
                          .execution_options(synchronize_session=False))
-        await db.execute(delete(Session).where(Session.account_id == me.id,
-                                               Session.token_hash != auth.hash_token(creds.credentials)))
+        await db.execute(delete(Session).where(Session.account_id == me.id, Session.token_hash != kept))
+    hub.end_sessions_of(me.id, keep=kept)  # their sockets too
     return Response(status_code=204)
 
 
@@ -94,11 +97,11 @@ async def change_name(body: NameIn, hub: HubDep, me: Me) -> AccountOut:
         async with hub.session() as db, db.begin():
             account = await db.get(Account, me.id)
             assert account is not None
+            login = login_of(body.name)
+            taken = await db.scalar(select(Account.id).where(Account.login == login, Account.id != me.id))
+            if taken is not None:  # a guest cannot take a registered player's name either
+                raise HTTPException(409, "that name is taken")
             if not account.is_guest:
-                login = login_of(body.name)
-                taken = await db.scalar(select(Account.id).where(Account.login == login, Account.id != me.id))
-                if taken is not None:
-                    raise HTTPException(409, "that name is taken")
                 account.login = login
             account.name = body.name
     except IntegrityError:
@@ -111,6 +114,7 @@ async def sign_out_everywhere(hub: HubDep, me: Me) -> Response:
     """Sign out of every session of this account, this one included."""
     async with hub.session() as db, db.begin():
         await db.execute(delete(Session).where(Session.account_id == me.id))
+    hub.end_sessions_of(me.id)  # and every socket they opened
     return Response(status_code=204)
 
 
@@ -120,8 +124,8 @@ async def delete_account(hub: HubDep, me: Me, body: DeleteIn | None = None) -> R
     """Delete the account: its games stay under the name "Deleted player", its wallet is closed in the
     ledger, every session ends, and it can never sign in again. An account confirms with its password."""
     if not me.is_guest:
-        ok = await asyncio.to_thread(auth.check_password, me.password_hash,
-                                     (body.password if body is not None else None) or "")
+        ok = await _password_work(hub, auth.check_password, me.password_hash,
+                                  (body.password if body is not None else None) or "")
         if not ok:
             raise HTTPException(403, "the password is wrong")
     async with hub.seating(me.id):
@@ -162,6 +166,7 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
                 players = list(runtime.game.players)
                 players[int(seat)] = ANONYMOUS
                 runtime.game.players = tuple(players)
+    hub.end_sessions_of(account_id)  # its sessions are gone: so are their sockets
     return tables
 
 

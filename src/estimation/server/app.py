@@ -10,12 +10,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
 
 from .. import __version__
 from ..web.mount import mount_web
 from . import accounts, chat, leaderboard, social
 from .config import Settings
+from .http import BodyGuard, SafeJSONResponse, SecurityHeaders
 from .hub import Hub
 from .lobby import router
 from .lobby_feed import lobby_socket
@@ -42,8 +46,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Estimation server", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.hub = hub
+    # Outermost first when the request comes in: headers on every answer (429s too), the rate limit,
+    # then the body read whole, in time and in size, before any route sees it.
+    app.add_middleware(BodyGuard, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(RestRateLimit, rate=settings.rest_rate_per_second,
-                       burst=settings.rest_rate_burst)
+                       burst=settings.rest_rate_burst, verified=hub.verified)
+    app.add_middleware(SecurityHeaders)
     app.include_router(router)
     for extra in (chat.router, social.router, leaderboard.router, accounts.router):  # issue 19's routes
         app.include_router(extra)
@@ -52,7 +60,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mount_web(app)
 
     @app.exception_handler(TableError)
-    async def table_error(_request: Request, exc: TableError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
+    async def table_error(_request: Request, exc: TableError) -> Response:
+        headers = {"Retry-After": "1"} if exc.status == 429 else None
+        return SafeJSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status,
+                                headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> Response:
+        # As FastAPI's own handler, but its JSON written as ASCII: the errors echo the client's input,
+        # which may hold a lone surrogate that UTF-8 cannot encode (that was a 500).
+        return SafeJSONResponse({"detail": jsonable_encoder(exc.errors())}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, exc: HTTPException) -> Response:
+        if exc.status_code in (204, 304) or exc.status_code < 200:
+            return Response(status_code=exc.status_code, headers=exc.headers)
+        return SafeJSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
     return app

@@ -15,6 +15,7 @@ silence a player everywhere, and a silenced player cannot chat.
 
 from __future__ import annotations
 
+import hmac
 import time
 import unicodedata
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,9 +26,9 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from .bus import Message, Subscription, table_topic, user_topic
-from .lobby import Creds, HubDep, Limit, Me, Offset, PlayerId, Strict, TableId, _account_id
+from .lobby import Creds, HubDep, Invite, Limit, Me, Offset, PlayerId, Strict, TableId, _account_id
 from .models import Account, ChatMessage, ChatReport, Mute, Seat, Table, utcnow
-from .tables import TableError
+from .tables import TableError, no_such_table
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -291,17 +292,19 @@ async def _visible_table(hub: Hub, table_id: int, account_id: int | None, invite
         players = set() if row is None else set((await db.scalars(
             select(Seat.account_id).where(Seat.table_id == table_id))).all())
     if row is None:
-        raise HTTPException(404, "no such table")
+        raise no_such_table()
     mine = account_id is not None and (account_id == row.created_by or account_id in players)
-    if row.private and not mine and invite != row.invite_code:
-        raise HTTPException(404, "no such table")
+    code = row.invite_code
+    if row.private and not mine and not (invite is not None and code is not None
+                                         and hmac.compare_digest(invite.encode(), code.encode())):
+        raise no_such_table()  # exactly as a missing table
     return row
 
 
 @router.get("/tables/{table_id}/chat", responses={404: {"description": "No such table."}})
 async def table_chat(table_id: TableId, hub: HubDep, creds: Creds,
                      after: Annotated[int, Query(ge=0, le=2_147_483_647)] = 0, limit: Limit = 100,
-                     invite: Annotated[str | None, Query(max_length=64)] = None) -> ChatPageOut:
+                     invite: Invite = None) -> ChatPageOut:
     """A table's chat in order, both channels, from message id ``after`` on (a replay's chat, or what a
     reconnecting client missed). Messages of players the caller muted are left out; removed ones are
     listed without their text."""

@@ -50,7 +50,8 @@ class Settings:
     open_table_seconds: int = 3600
     #: How many past versions a table keeps for reconnecting clients before they need a full snapshot.
     event_buffer: int = 256
-    #: Frames queued for one slow connection before the server drops it (it can reconnect and resync).
+    #: Frames, and bytes, queued for one slow connection before the server drops it (it can reconnect and
+    #: resync); and seconds a socket may take nothing (a client that never reads) before it is dropped.
     send_queue: int = 1024
     # --- players together (issue 19) ---
     #: Chat per player, over all their tables and sockets: sustained messages per second and the burst.
@@ -62,6 +63,38 @@ class Settings:
     quickplay_bot_level: str = "heuristic"
     #: The daily coin grant tops a wallet up to this, once per (UTC) day.
     daily_grant_to: int = 1000
+    send_queue_bytes: int = 512 * 1024
+    send_timeout: float = 20.0
+    #: Table sockets one address, and one player, may hold open at once (0: no cap).
+    sockets_per_address: int = 64
+    sockets_per_player: int = 8
+    #: Per address: new guests, new accounts and new tables, each a token bucket of this many a minute
+    #: with bursts of ``create_burst`` (a rate of 0 turns them off); and the open (not yet started) tables
+    #: one player may have created at once.
+    create_per_minute: float = 6.0
+    create_burst: int = 20
+    open_tables_per_player: int = 3
+    #: Per address: sign-in attempts a minute and their burst (0: no limit), so that one client guessing
+    #: passwords cannot fill the hashing queue that everyone's sign-ins wait in.
+    sign_ins_per_minute: float = 20.0
+    sign_in_burst: int = 10
+    #: Password hashing (argon2, deliberately slow) has threads of its own, and at most this many sign-ins
+    #: waiting for them; more are refused with 429 at once, so a flood of logins queues nowhere else.
+    hash_workers: int = 1
+    hash_queue: int = 8
+    #: Threads the bots think in (never the event loop's default pool, which others share).
+    bot_workers: int = 2
+    #: Addresses of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (comma
+    #: separated, "*" for any); none by default: the peer's own address is the client's.
+    trusted_proxies: str = ""
+    #: Seconds a client has to send a request's headers, then its body; the body's largest size; how long
+    #: an idle keep-alive connection stays open.
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
+    max_body_bytes: int = 64 * 1024
+    keep_alive_seconds: int = 5
+    #: How often expired sessions are deleted and their sockets closed.
+    session_sweep_seconds: float = 60.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -81,5 +114,23 @@ class Settings:
             quickplay_wait_seconds=_float("ESTIMATION_QUICKPLAY_WAIT_SECONDS", cls.quickplay_wait_seconds),
             quickplay_bot_level=os.environ.get("ESTIMATION_QUICKPLAY_BOT_LEVEL") or cls.quickplay_bot_level,
             daily_grant_to=_int("ESTIMATION_DAILY_GRANT_TO", cls.daily_grant_to),
+            send_queue_bytes=_int("ESTIMATION_SEND_QUEUE_BYTES", cls.send_queue_bytes),
+            send_timeout=_float("ESTIMATION_SEND_TIMEOUT", cls.send_timeout),
+            sockets_per_address=_int("ESTIMATION_SOCKETS_PER_ADDRESS", cls.sockets_per_address),
+            sockets_per_player=_int("ESTIMATION_SOCKETS_PER_PLAYER", cls.sockets_per_player),
+            create_per_minute=_float("ESTIMATION_CREATE_PER_MINUTE", cls.create_per_minute),
+            create_burst=_int("ESTIMATION_CREATE_BURST", cls.create_burst),
+            open_tables_per_player=_int("ESTIMATION_OPEN_TABLES_PER_PLAYER", cls.open_tables_per_player),
+            sign_ins_per_minute=_float("ESTIMATION_SIGN_INS_PER_MINUTE", cls.sign_ins_per_minute),
+            sign_in_burst=_int("ESTIMATION_SIGN_IN_BURST", cls.sign_in_burst),
+            hash_workers=_int("ESTIMATION_HASH_WORKERS", cls.hash_workers),
+            hash_queue=_int("ESTIMATION_HASH_QUEUE", cls.hash_queue),
+            bot_workers=_int("ESTIMATION_BOT_WORKERS", cls.bot_workers),
+            trusted_proxies=os.environ.get("ESTIMATION_TRUSTED_PROXIES", cls.trusted_proxies),
+            header_timeout=_float("ESTIMATION_HEADER_TIMEOUT", cls.header_timeout),
+            body_timeout=_float("ESTIMATION_BODY_TIMEOUT", cls.body_timeout),
+            max_body_bytes=_int("ESTIMATION_MAX_BODY_BYTES", cls.max_body_bytes),
+            keep_alive_seconds=_int("ESTIMATION_KEEP_ALIVE_SECONDS", cls.keep_alive_seconds),
+            session_sweep_seconds=_float("ESTIMATION_SESSION_SWEEP_SECONDS", cls.session_sweep_seconds),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

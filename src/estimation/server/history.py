@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..game import Game
 from ..rulesets.egyptian import BADGE_WINS, LEVEL_POINTS
-from .models import Result, utcnow
+from .models import Result, Table, utcnow
 
 
 def outcome(places: list[int], seat: int, left: bool) -> str:
@@ -40,8 +40,19 @@ def result_rows(table_id: int, game: Game, humans: dict[int, tuple[int, bool]],
     return rows
 
 
-async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int) -> list[dict[str, Any]]:
-    rows = (await db.scalars(select(Result).where(Result.account_id == account_id)
+def results_of(account_id: int, private: bool) -> Any:
+    """A player's result rows; without ``private``, only those of public tables (what others may see)."""
+    mine = Result.account_id == account_id
+    if private:
+        return mine
+    return mine & Result.table_id.in_(select(Table.id).where(Table.private.is_(False)))
+
+
+async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
+                   private: bool = False) -> list[dict[str, Any]]:
+    """A player's finished games, newest first; at private tables too only with ``private`` (their own
+    view: to anyone else a private game is not there)."""
+    rows = (await db.scalars(select(Result).where(results_of(account_id, private))
                              .order_by(Result.finished_at.desc(), Result.table_id.desc())
                              .limit(limit).offset(offset))).all()
     return [{"table_id": r.table_id, "seat": r.seat, "ruleset": r.ruleset, "length": r.length,
@@ -50,19 +61,20 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int) -
              "finished_at": r.finished_at.isoformat() + "Z"} for r in rows]
 
 
-async def stats_of(db: AsyncSession, account_id: int) -> dict[str, Any]:
+async def stats_of(db: AsyncSession, account_id: int, private: bool = False) -> dict[str, Any]:
+    """A player's stats; games at private tables count only with ``private`` (as in ``games_of``)."""
+    theirs = results_of(account_id, private)
     row = (await db.execute(select(
         func.count(), func.coalesce(func.sum(Result.total), 0), func.coalesce(func.sum(Result.rounds), 0),
         func.coalesce(func.sum(Result.made), 0),
-    ).where(Result.account_id == account_id))).one()
+    ).where(theirs))).one()
     games, total, rounds, made = (int(x) for x in row)
-    wins = int(await db.scalar(select(func.count()).where(
-        Result.account_id == account_id, Result.outcome == "win")) or 0)
+    wins = int(await db.scalar(select(func.count()).select_from(Result).where(
+        theirs, Result.outcome == "win")) or 0)
     egyptian: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
     points = 0
     for outcome_name, n in (await db.execute(
-            select(Result.outcome, func.count()).where(
-                Result.account_id == account_id, Result.ruleset == "egyptian")
+            select(Result.outcome, func.count()).where(theirs, Result.ruleset == "egyptian")
             .group_by(Result.outcome))).all():
         egyptian[outcome_name] += int(n)
         points += LEVEL_POINTS[outcome_name] * int(n)  # a leaver's loss pays 4 too (egyptian ruling 9)

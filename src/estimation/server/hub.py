@@ -15,19 +15,22 @@ import logging
 import secrets
 import sys
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
-from . import collector
+from . import auth, collector
 from .bus import Bus, InMemoryBus
 from .config import Settings
+from .connection import Sockets
 from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
 from .models import Seat, Table, utcnow
+from .ratelimit import Buckets, VerifiedTokens
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
 
 if TYPE_CHECKING:
@@ -67,6 +70,7 @@ class Hub:
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        self._session_sweeper: asyncio.Task[None] | None = None
         self.collector: collector.CollectorPolicy | None = None
         self.hints = HintPool()
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
@@ -77,6 +81,19 @@ class Hub:
         from .social import Social  # social's routes import the lobby, which imports this module
 
         self.social: Social = Social(self)
+        #: Every table socket, by address, player and session (their caps; closed when a session ends).
+        self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
+        #: Session tokens verified here: the REST rate limit's key for a request that carries one.
+        self.verified = VerifiedTokens()
+        #: Per-address buckets for creating guests, accounts and tables (keyed "kind:address").
+        self.creations = Buckets(settings.create_per_minute / 60, settings.create_burst)
+        #: Per-address buckets for sign-in attempts.
+        self.sign_ins = Buckets(settings.sign_ins_per_minute / 60, settings.sign_in_burst)
+        #: Threads of their own for password hashing (bounded) and for the bots' thinking, so that neither
+        #: waits behind the other, nor behind anything else in the loop's default pool.
+        self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)
+        self.bot_pool = ThreadPoolExecutor(max_workers=max(1, settings.bot_workers),
+                                           thread_name_prefix="bot")
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -91,15 +108,17 @@ class Hub:
         await self.bus.start()
         await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
         self.collector = collector.install()
         quick_handovers()
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        for sweeper in (self._sweeper, self._session_sweeper):
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
         for runtime in list(self.runtimes.values()):
             runtime.shutdown()
             # Let a bot move that is committing finish, so the database is left at a clean version.
@@ -111,6 +130,8 @@ class Hub:
         self.social.stop()
         await self.bus.stop()
         self.hints.stop()
+        self.hashing.shutdown()
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)
         await self.journal.stop()
         await self.engine.dispose()
 
@@ -164,6 +185,12 @@ class Hub:
         invite = secrets.token_urlsafe(9) if private else None
         names = {s: f"Bot {s + 1}" for s in bot_seats}
         async with self.session() as db, db.begin():
+            cap = self.settings.open_tables_per_player
+            mine = await db.scalar(select(func.count()).select_from(Table).where(
+                Table.created_by == account_id, Table.status == "open"))
+            if cap > 0 and int(mine or 0) >= cap:
+                raise TableError("too_many_tables", f"you have {cap} open tables already: start or leave "
+                                                    "one of them first", 429)
             row = Table(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
                         bot_level=bot_level, turn_seconds=turn_seconds, status="open", version=0, pot=0,
                         paid_out=False, record=None, created_by=account_id, created_at=utcnow())
@@ -209,8 +236,47 @@ class Hub:
                 log.exception("sweep failed")
             await asyncio.sleep(min(30.0, max(1.0, self.settings.open_table_seconds / 4)))
 
+    # --- sessions and limits ------------------------------------------------------------------------
+    def allow_create(self, kind: str, address: str) -> bool:
+        """Whether ``address`` may create another ``kind`` (guest, account, table) now."""
+        return self.creations.allow(f"{kind}:{address}")
+
+    def end_session(self, token_hash: str, reason: str = "signed_out") -> None:
+        """A session is over (signed out): its token is forgotten here and its sockets are closed."""
+        self.verified.forget(token_hash)
+        for conn in self.sockets.of_session(token_hash):
+            conn.kick({"type": "error", "code": reason, "message": "you signed out: sign in again"})
+
+    def end_sessions_of(self, account_id: int, keep: str | None = None) -> None:
+        """Every session of a player is over (signed out everywhere, a new password, a deleted account),
+        but ``keep``: their tokens are forgotten here and their sockets closed."""
+        for token_hash, (owner, _expires) in list(self.verified.tokens.items()):
+            if owner == account_id and token_hash != keep:
+                self.verified.forget(token_hash)
+        for conn in list(self.sockets.by_player.get(account_id, ())):
+            if conn.session != keep:
+                conn.kick({"type": "error", "code": "signed_out", "message": "you signed out: sign in again"})
+
+    async def sweep_sessions(self) -> int:
+        """Close the sockets of expired sessions and delete the expired rows; how many rows went."""
+        now = utcnow()
+        for conn in self.sockets.expired(now):
+            conn.kick({"type": "error", "code": "session_expired",
+                       "message": "your session has expired: sign in again"})
+        async with self.session() as db, db.begin():
+            return await auth.delete_expired_sessions(db)
+
+    async def _sweep_sessions_forever(self) -> None:
+        while True:
+            try:
+                await self.sweep_sessions()
+            except Exception:
+                log.exception("session sweep failed")
+            await asyncio.sleep(max(0.1, self.settings.session_sweep_seconds))
+
     def stats(self) -> dict[str, Any]:
         return {"tables_in_memory": len(self.runtimes),
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
                 **(self.bus.stats() if isinstance(self.bus, InMemoryBus) else {}),
+                "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
                 **(self.collector.stats() if self.collector is not None else {})}

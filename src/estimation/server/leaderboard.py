@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ..rulesets import RULESETS
 from ..rulesets.egyptian import LEVEL_POINTS
 from .lobby import HubDep, Limit, Offset
-from .models import Account, Result, utcnow
+from .models import Account, Result, Table, utcnow
 
 DAYS = 30
 MIN_GAMES = 15
@@ -50,7 +50,9 @@ def _grouped(ruleset: str, since: dt.datetime, by: Order) -> Any:
     query = (select(Result.account_id, Account.name, games, wins, draws, left, points)
              .join(Account, Account.id == Result.account_id)
              .where(Result.ruleset == ruleset, Result.finished_at >= since, Account.is_guest.is_(False),
-                    Account.deleted_at.is_(None))
+                    Account.deleted_at.is_(None),
+                    # private games (a rematch is one) are their players' own business, never a listing's
+                    Result.table_id.in_(select(Table.id).where(Table.private.is_(False))))
              .group_by(Result.account_id, Account.name))
     if by == "winrate":
         query = query.having(func.count() >= MIN_GAMES)

@@ -1,27 +1,32 @@
 """The lobby: REST endpoints for players, tables, wallets and history (documented at /docs and /openapi.json).
 
-Every input is bounded by its schema (lengths, ranges, no control characters, text that encodes as UTF-8),
-so that nothing a client sends can reach the database in a form it rejects: a bad request is a 4xx, never
-a 500. Table changes go through the table's runtime (its lock), exactly as WebSocket actions do.
+Every input is bounded by its schema (lengths, ranges, strict types: a number is a JSON number, never
+``"10"``, ``10.0`` or ``true``; every string valid Unicode, no lone surrogates; names by ``names``), so that
+nothing a client sends can reach the database in a form it rejects: a bad request is a 4xx, never a 500.
+Table changes go through the table's runtime (its lock), exactly as WebSocket actions do. A private table is
+answered exactly as a missing one to anyone it does not admit, and its games stay out of other people's
+view of a player's history and stats. Invite codes travel in the ``X-Invite-Code`` header or a JSON body,
+never in a URL (URLs end up in logs, histories and Referer headers).
 """
 
 from __future__ import annotations
 
-import asyncio
+import hmac
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ..rulesets import RULESETS
-from . import auth, history, wallets
+from . import auth, history, names, wallets
 from .hub import Hub
 from .models import Account, LedgerEntry, Seat, Table
-from .tables import TableError
+from .ratelimit import peer
+from .tables import TableError, TableRuntime, no_such_table
 
 router = APIRouter(prefix="/api", responses={429: {
     "description": "Too many requests from this client (its session token, else its address); the body says "
@@ -30,28 +35,21 @@ bearer = HTTPBearer(auto_error=False, description="A session token from /api/gue
                                                    "/api/sessions.")
 
 
-def _clean(text: str) -> str:
-    """Refuse what a database or a screen cannot take: control characters, lone surrogates, blank text."""
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise ValueError("control characters are not allowed")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("text must be valid Unicode") from None
-    if not text.strip():
-        raise ValueError("must not be blank")
-    return text.strip()
-
-
 def _encodable(text: str) -> str:
+    """Refuse text that no database or screen can take: lone surrogates (JSON's ``"\\ud800"``)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("text must be valid Unicode") from None
+        raise ValueError("text must be valid Unicode (no lone surrogates)") from None
     return text
 
 
-Name = Annotated[str, Field(min_length=1, max_length=32, examples=["Ann"]), AfterValidator(_clean)]
+def _name(text: str) -> str:
+    """A player's name in its shown form (``names.shown``: PRECIS Nickname, no look-alikes)."""
+    return names.shown(_encodable(text))
+
+
+Name = Annotated[str, Field(min_length=1, max_length=32, examples=["Ann"]), AfterValidator(_name)]
 Password = Annotated[str, Field(min_length=8, max_length=128), AfterValidator(_encodable)]
 Code = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 TableId = Annotated[int, Path(ge=1, le=2_147_483_647, description="A table's id.")]
@@ -61,7 +59,25 @@ Offset = Annotated[int, Query(ge=0, le=1_000_000)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Every request body: no unknown keys, strict types (an integer is a JSON integer: not ``"10"``,
+    ``10.0`` or ``true``; a boolean is ``true`` or ``false``), and every string in it valid Unicode."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _text_is_unicode(cls, value: Any) -> Any:
+        for text in _texts(value):
+            _encodable(text)
+        return value
+
+
+def _texts(value: Any) -> Any:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
 
 
 class GuestIn(Strict):
@@ -198,13 +214,38 @@ HubDep = Annotated[Hub, Depends(hub_of)]
 Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-async def current_account(hub: HubDep, creds: Creds) -> Account:
+async def _verified(hub: Hub, creds: HTTPAuthorizationCredentials | None) -> Account | None:
+    """The account a request's token signs in, remembered as verified for the rate limit's key."""
+    if creds is None:
+        return None
     async with hub.session() as db:
-        account = await auth.account_for_token(db, creds.credentials if creds else None)
+        found = await auth.session_for_token(db, creds.credentials)
+    if found is None:
+        return None
+    session, account = found
+    hub.verified.note(session.token_hash, account.id, session.expires_at)
+    return account
+
+
+async def current_account(hub: HubDep, creds: Creds) -> Account:
+    account = await _verified(hub, creds)
     if account is None:
         raise HTTPException(401, "sign in first: unknown, missing or expired token",
                             headers={"WWW-Authenticate": "Bearer"})
     return account
+
+
+def limit_creating(kind: str, hub: Hub, request: Request) -> None:
+    """The per-address limit on creating guests, accounts and tables (``Settings.create_per_minute``)."""
+    if not hub.allow_create(kind, peer(request.scope)):
+        raise TableError("rate_limited", f"too many new {kind}s from your address: at most "
+                                         f"{hub.settings.create_per_minute:g} a minute (bursts of "
+                                         f"{hub.settings.create_burst}); try again later", 429)
+
+
+def _new_session(hub: Hub, account: Account, token: str) -> SessionOut:
+    hub.verified.note(auth.hash_token(token), account.id, auth.expiry(hub.settings.session_seconds))
+    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
 
 
 Me = Annotated[Account, Depends(current_account)]
@@ -241,20 +282,43 @@ async def bots() -> dict[str, list[str]]:
     return {"levels": bot_levels()}
 
 
-@router.post("/guests", status_code=201, tags=["players"])
-async def new_guest(body: GuestIn, hub: HubDep) -> SessionOut:
-    """Play as a guest: a display name, no password, no wallet (guests cannot stake)."""
+async def _password_work(hub: Hub, work: Any, *args: Any) -> Any:
+    """Password work on the hashing threads; 429 when too many are waiting for them already."""
+    try:
+        return await hub.hashing.run(work, *args)
+    except auth.Busy:
+        raise TableError("busy", "too many sign-ins at once: try again in a moment", 429) from None
+
+
+@router.post("/guests", status_code=201, tags=["players"],
+             responses={409: {"description": "The name is a registered player's."}})
+async def new_guest(body: GuestIn, hub: HubDep, request: Request) -> SessionOut:
+    """Play as a guest: a display name, no password, no wallet (guests cannot stake). A guest cannot take
+    a registered player's name (compared as names are: case, width and look-alikes aside)."""
+    limit_creating("guest", hub, request)
     async with hub.session() as db, db.begin():
+        if await auth.name_taken(db, body.name):
+            raise HTTPException(409, "that name belongs to a registered player")
         account = await auth.create_guest(db, body.name)
         token = await auth.open_session(db, account, hub.settings.session_seconds)
-    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
+    return _new_session(hub, account, token)
 
 
 @router.post("/accounts", status_code=201, tags=["players"],
-             responses={409: {"description": "The name is taken."}})
-async def new_account(body: CredentialsIn, hub: HubDep) -> SessionOut:
-    """Register (the password is hashed with argon2) and sign in; the wallet gets the starting grant."""
-    password_hash = await asyncio.to_thread(auth.hash_password, body.password)
+             responses={409: {"description": "The name is taken."},
+                        422: {"description": "A bad name, or a password that is too easy to guess."}})
+async def new_account(body: CredentialsIn, hub: HubDep, request: Request) -> SessionOut:
+    """Register (the password is checked for strength, then hashed with argon2) and sign in; the wallet
+    gets the starting grant. Names are compared case, width and look-alikes aside ("ANN" in fullwidth
+    letters is "Ann")."""
+    limit_creating("account", hub, request)
+    async with hub.session() as db:
+        if await auth.name_taken(db, body.name):
+            raise HTTPException(409, "that name is taken")
+    try:
+        password_hash = await _password_work(hub, auth.new_password_hash, body.name, body.password)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
     try:
         async with hub.session() as db, db.begin():
             account = await auth.register(db, body.name, password_hash, hub.settings.starting_grant)
@@ -263,28 +327,35 @@ async def new_account(body: CredentialsIn, hub: HubDep) -> SessionOut:
             token = await auth.open_session(db, account, hub.settings.session_seconds)
     except IntegrityError:
         raise HTTPException(409, "that name is taken") from None
-    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
+    return _new_session(hub, account, token)
 
 
 @router.post("/sessions", tags=["players"], responses={401: {"description": "Wrong name or password."}})
-async def sign_in(body: CredentialsIn, hub: HubDep) -> SessionOut:
-    """Sign in to an account: a new session token."""
+async def sign_in(body: CredentialsIn, hub: HubDep, request: Request) -> SessionOut:
+    """Sign in to an account: a new session token. Attempts are limited per address
+    (``ESTIMATION_SIGN_INS_PER_MINUTE``), and hashing has a bounded queue of its own: 429 past either."""
+    if not hub.sign_ins.allow(peer(request.scope)):
+        raise TableError("rate_limited", "too many sign-in attempts from your address: try again later", 429)
+    if hub.hashing.full:  # refused before any other work: a flood must cost as little as it can
+        raise TableError("busy", "too many sign-ins at once: try again in a moment", 429)
+    async with hub.session() as db:
+        account = await db.scalar(select(Account).where(Account.login == names.key(body.name)))
+    stored = account.password_hash if account is not None else None
+    ok = await _password_work(hub, auth.check_password, stored, body.password)
+    if account is None or not ok:
+        raise HTTPException(401, "wrong name or password")
     async with hub.session() as db, db.begin():
-        account = await db.scalar(select(Account).where(Account.login == body.name.casefold()))
-        stored = account.password_hash if account is not None else None
-        ok = await asyncio.to_thread(auth.check_password, stored, body.password)
-        if account is None or not ok:
-            raise HTTPException(401, "wrong name or password")
         token = await auth.open_session(db, account, hub.settings.session_seconds)
-    return SessionOut(token=token, expires_in=hub.settings.session_seconds, account=_account_out(account))
+    return _new_session(hub, account, token)
 
 
 @router.delete("/sessions", status_code=204, tags=["players"])
 async def sign_out(hub: HubDep, me: Me, creds: Creds) -> Response:
-    """Sign out: this session's token stops working."""
+    """Sign out: this session's token stops working, and every table socket it opened is closed."""
     assert creds is not None
     async with hub.session() as db, db.begin():
         await auth.close_session(db, creds.credentials)
+    hub.end_session(auth.hash_token(creds.credentials))
     return Response(status_code=204)
 
 
@@ -313,18 +384,22 @@ async def player(player_id: PlayerId, hub: HubDep) -> PlayerOut:
 
 
 @router.get("/players/{player_id}/games", tags=["history"])
-async def player_games(player_id: PlayerId, hub: HubDep, limit: Limit = 20,
+async def player_games(player_id: PlayerId, hub: HubDep, creds: Creds, limit: Limit = 20,
                        offset: Offset = 0) -> list[GameOut]:
-    """A player's finished games, newest first; each record is at /api/tables/{table_id}/record."""
+    """A player's finished games, newest first; each record is at /api/tables/{table_id}/record.
+    Games at private tables are listed to the player only."""
+    own = await _account_id(hub, creds) == player_id
     async with hub.session() as db:
-        return [GameOut(**g) for g in await history.games_of(db, player_id, limit, offset)]
+        return [GameOut(**g) for g in await history.games_of(db, player_id, limit, offset, private=own)]
 
 
 @router.get("/players/{player_id}/stats", tags=["history"])
-async def player_stats(player_id: PlayerId, hub: HubDep) -> StatsOut:
-    """Games, wins, average score, make rate; for egyptian, level points (30/10/4) and the badge."""
+async def player_stats(player_id: PlayerId, hub: HubDep, creds: Creds) -> StatsOut:
+    """Games, wins, average score, make rate; for egyptian, level points (30/10/4) and the badge.
+    Games at private tables count in the player's own view only."""
+    own = await _account_id(hub, creds) == player_id
     async with hub.session() as db:
-        return StatsOut(**await history.stats_of(db, player_id))
+        return StatsOut(**await history.stats_of(db, player_id, private=own))
 
 
 # --- tables --------------------------------------------------------------------------------------------
@@ -332,11 +407,17 @@ def _table_out(public: dict[str, Any], invite: str | None = None) -> TableOut:
     return TableOut(**{k: v for k, v in public.items()}, invite_code=invite)
 
 
-async def _runtime(hub: Hub, table_id: int) -> Any:
+async def _runtime(hub: Hub, table_id: int, account_id: int | None = None) -> TableRuntime:
+    """The table; with ``account_id``, only if it admits that player (a private table is, to an outsider,
+    no table at all: the same 404 as a missing one)."""
     runtime = await hub.get(table_id)
-    if runtime is None:
-        raise HTTPException(404, "no such table")
+    if runtime is None or (account_id is not None and not runtime.admits(account_id, None)):
+        raise no_such_table()
     return runtime
+
+
+Invite = Annotated[str | None, Header(alias="X-Invite-Code", max_length=64,
+                                      description="A private table's invite code.")]
 
 
 @router.get("/tables", tags=["tables"])
@@ -361,7 +442,7 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
 
 @router.post("/tables", status_code=201, tags=["tables"],
              responses={422: {"description": "Unknown ruleset, length or bot level."}})
-async def create_table(body: TableIn, hub: HubDep, me: Me) -> TableOut:
+async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> TableOut:
     """Create a table with its rules; it starts when its four seats are filled (bots count)."""
     if len(set(body.bot_seats)) != len(body.bot_seats):
         raise HTTPException(422, "bot_seats lists each seat once")
@@ -369,24 +450,20 @@ async def create_table(body: TableIn, hub: HubDep, me: Me) -> TableOut:
     if body.bot_level not in levels:
         raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
     await _not_seated_elsewhere(hub, me.id, None)
-    try:
-        runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
-                                         sorted(body.bot_seats), body.bot_level, body.turn_seconds)
-    except TableError as exc:
-        raise HTTPException(exc.status, exc.message) from None
+    limit_creating("table", hub, request)
+    runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
+                                     sorted(body.bot_seats), body.bot_level, body.turn_seconds)
     return _table_out(runtime.public(), runtime.rules.invite_code)
 
 
 @router.get("/tables/{table_id}", tags=["tables"], responses={404: {"description": "No such table."}})
-async def get_table(table_id: TableId, hub: HubDep, creds: Creds,
-                    invite: Annotated[str | None, Query(max_length=64)] = None) -> TableOut:
-    """A table's rules, seats and status (a private one: to its creator, its players, or with the invite)."""
+async def get_table(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = None) -> TableOut:
+    """A table's rules, seats and status (a private one: to its creator, its players, or with the invite
+    code in the ``X-Invite-Code`` header; to anyone else it is not there)."""
     runtime = await _runtime(hub, table_id)
     account_id = await _account_id(hub, creds)
-    mine = account_id is not None and (account_id == runtime.created_by
-                                       or any(s.account_id == account_id for s in runtime.seats))
-    if runtime.rules.private and not mine and invite != runtime.rules.invite_code:
-        raise HTTPException(404, "no such table")
+    if not runtime.admits(account_id, invite):
+        raise no_such_table()
     creator = account_id == runtime.created_by
     # Under the table's lock: a change being committed (the game's last action, say) has already changed
     # memory, and must not be shown before it is durable.
@@ -396,17 +473,14 @@ async def get_table(table_id: TableId, hub: HubDep, creds: Creds,
 
 
 async def _account_id(hub: Hub, creds: HTTPAuthorizationCredentials | None) -> int | None:
-    if creds is None:
-        return None
-    async with hub.session() as db:
-        account = await auth.account_for_token(db, creds.credentials)
+    account = await _verified(hub, creds)
     return None if account is None else account.id
 
 
 @router.post("/tables/{table_id}/join", tags=["tables"],
              responses={402: {"description": "Not enough coins to stake."},
-                        403: {"description": "Private table, or a guest trying to stake."},
-                        404: {"description": "No such table."},
+                        403: {"description": "A guest trying to stake."},
+                        404: {"description": "No such table (or a private one without its invite)."},
                         409: {"description": "Seat taken, table full or already started."}})
 async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> JoinOut:
     """Take a seat (and, at a staked table, optionally stake). The fourth seat filled starts the game."""
@@ -430,7 +504,7 @@ async def _not_seated_elsewhere(hub: Hub, account_id: int, table_id: int | None)
                         409: {"description": "The table has started, or no seat is empty."}})
 async def fill_with_bots(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
     """The creator seats a bot in every empty seat, which starts the game."""
-    runtime = await _runtime(hub, table_id)
+    runtime = await _runtime(hub, table_id, me.id)
     await runtime.fill_with_bots(me.id)
     return _table_out(runtime.public(), runtime.rules.invite_code)
 
@@ -451,7 +525,7 @@ class HintOut(BaseModel):
 async def table_hint(table_id: TableId, hub: HubDep, me: Me) -> HintOut:
     """At a practice table, the odds and expected score of each legal action for your turn, as
     ``estimation hint`` gives them; computed in a process of its own, within about a second."""
-    runtime = await _runtime(hub, table_id)
+    runtime = await _runtime(hub, table_id, me.id)
     view = await runtime.hint_view(me.id)
     return HintOut(**await hub.hints.hint(view))
 
@@ -467,12 +541,11 @@ async def leave_table(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
 
 
 @router.get("/tables/{table_id}/view", tags=["tables"], responses={404: {"description": "No such table."}})
-async def watch(table_id: TableId, hub: HubDep,
-                invite: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+async def watch(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = None) -> dict[str, Any]:
     """The spectator's view (``Game.view(None)``: no hand at all); live play is on the WebSocket."""
     runtime = await _runtime(hub, table_id)
-    if runtime.rules.private and invite != runtime.rules.invite_code:
-        raise HTTPException(404, "no such table")
+    if not runtime.admits(await _account_id(hub, creds), invite):
+        raise no_such_table()
     async with runtime.lock:
         return {"version": runtime.version, "table": runtime.public(), "view": runtime.view_for(None)}
 
@@ -481,7 +554,7 @@ async def watch(table_id: TableId, hub: HubDep,
             responses={404: {"description": "No such table."},
                        409: {"description": "The game is not finished (a record would show the hands)."}})
 async def download_record(table_id: TableId, hub: HubDep, creds: Creds,
-                          invite: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+                          invite: Invite = None) -> dict[str, Any]:
     """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`.
 
     A private table's record is as private as the table: its creator, its players, or the invite code."""
@@ -491,10 +564,12 @@ async def download_record(table_id: TableId, hub: HubDep, creds: Creds,
         players = set() if row is None else set((await db.scalars(
             select(Seat.account_id).where(Seat.table_id == table_id))).all())
     if row is None:
-        raise HTTPException(404, "no such table")
+        raise no_such_table()
     mine = account_id is not None and (account_id == row.created_by or account_id in players)
-    if row.private and not mine and invite != row.invite_code:
-        raise HTTPException(404, "no such table")
+    code = row.invite_code
+    if row.private and not mine and not (invite is not None and code is not None
+                                         and hmac.compare_digest(invite.encode(), code.encode())):
+        raise no_such_table()
     if row.status != "finished" or row.record is None:
         raise HTTPException(409, "the game is not finished")
     record: dict[str, Any] = json.loads(row.record)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .auth import account_for_token
+from .auth import session_for_token
 from .bus import LOBBY, Message, Subscription, user_topic
 from .connection import Connection
 from .models import Seat, Table
@@ -61,7 +61,15 @@ async def lobby_socket(ws: WebSocket) -> None:
     hub: Hub = ws.app.state.hub
     await ws.accept()
     settings = hub.settings
-    conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst)
+    # Bounded like a table socket (its queue in bytes and time, its address's and player's caps) and ended
+    # like one when its session ends: see connection.py and ws.py.
+    conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst,
+                      settings.send_queue_bytes, settings.send_timeout)
+    if not hub.sockets.admit(conn, ws.client.host if ws.client else "?"):
+        conn.kick(error("too_many_connections",
+                        f"at most {hub.sockets.per_address} sockets from one address"))
+        await conn.finish()
+        return
 
     def deliver(_topic: str, message: Message) -> None:
         conn.send(message)
@@ -70,8 +78,11 @@ async def lobby_socket(ws: WebSocket) -> None:
     try:
         conn.send({"type": "lobby", "tables": await snapshot(hub)})
         while not conn.closed:
-            frame = await ws.receive()
-            if frame["type"] == "websocket.disconnect":
+            frame = await conn.receive()
+            if frame is None or frame["type"] == "websocket.disconnect":
+                break
+            if conn.expired():
+                conn.kick(error("session_expired", "your session has expired: sign in again"))
                 break
             if not conn.limiter.allow():
                 conn.violations += 1
@@ -99,9 +110,14 @@ async def lobby_socket(ws: WebSocket) -> None:
                     conn.send(error("bad_message", 'hello once, with a string "token"', request_id))
                     continue
                 async with hub.session() as db:
-                    account = await account_for_token(db, token)
-                if account is None:
+                    found = await session_for_token(db, token)
+                if found is None:
                     conn.send(error("unauthorized", "unknown or expired token: sign in again", request_id))
+                    continue
+                session, account = found
+                if not hub.sockets.sign_in(conn, account.id, session.token_hash, session.expires_at):
+                    conn.send(error("too_many_connections", f"at most {hub.sockets.per_player} sockets per "
+                                                            "player: close one first", request_id))
                     continue
                 subs.append(hub.bus.subscribe(user_topic(account.id), deliver))
                 conn.send({"type": "welcome", "protocol": "estimation-lobby/1", "account_id": account.id})
@@ -112,4 +128,5 @@ async def lobby_socket(ws: WebSocket) -> None:
     finally:
         for sub in subs:
             sub.close()
+        hub.sockets.remove(conn)
         await conn.finish()

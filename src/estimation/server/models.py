@@ -39,7 +39,8 @@ class Account(Base):
     __tablename__ = "accounts"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(32))
-    #: Unique for accounts; guests get NULL so that two guests may share a display name.
+    #: The name as names are compared (``names.key``): unique for accounts; guests get NULL so that two
+    #: guests may share a display name.
     login: Mapped[str | None] = mapped_column(String(128), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(200))
     is_guest: Mapped[bool] = mapped_column(Boolean)
@@ -58,7 +59,7 @@ class Session(Base):
     __tablename__ = "sessions"
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
-    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
 
 
 class Table(Base):

@@ -23,9 +23,21 @@ from ..rulesets.egyptian import BADGE_WINS
 from . import history
 from .bus import LOBBY, table_topic, user_topic
 from .chat import ChatLimiter
-from .lobby import GameOut, HubDep, Me, PlayerId, Strict, TableId, TableOut, _not_seated_elsewhere, _table_out
+from .lobby import (
+    Creds,
+    GameOut,
+    HubDep,
+    Me,
+    PlayerId,
+    Strict,
+    TableId,
+    TableOut,
+    _account_id,
+    _not_seated_elsewhere,
+    _table_out,
+)
 from .models import Account, RematchReply, Result, Seat, Table, utcnow
-from .tables import TableError
+from .tables import TableError, no_such_table
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -202,9 +214,11 @@ class Social:
             seats = (await db.scalars(select(Seat).where(Seat.table_id == table_id)
                                       .order_by(Seat.seat))).all()
         if old is None:
-            raise HTTPException(404, "no such table")
+            raise no_such_table()
         mine = next((s.seat for s in seats if s.account_id == me.id), None)
         if mine is None:
+            if old.private and old.created_by != me.id:
+                raise no_such_table()  # to an outsider a private table is not there at all
             raise HTTPException(403, "only the table's players can ask for a rematch")
         if old.status != "finished":
             raise HTTPException(409, "the game is not finished")
@@ -273,14 +287,18 @@ class Social:
         for p in state["players"]:
             self.hub.bus.publish(user_topic(p["account_id"]), message)
 
-    async def rematch_state(self, table_id: int) -> dict[str, Any]:
+    async def rematch_state(self, table_id: int, viewer: int | None = None) -> dict[str, Any]:
+        """A finished table's rematch; asked for by ``viewer``, a private table's only to its people."""
         async with self.hub.session() as db:
             row = await db.get(Table, table_id)
             if row is None:
-                raise HTTPException(404, "no such table")
+                raise no_such_table()
             seats = (await db.execute(select(Seat.seat, Seat.account_id, Account.name)
                                       .join(Account, Account.id == Seat.account_id)
                                       .where(Seat.table_id == table_id).order_by(Seat.seat))).all()
+            if (viewer is not None and row.private and viewer != row.created_by
+                    and viewer not in {a for _s, a, _n in seats}):
+                raise no_such_table()
             replies = dict((await db.execute(select(RematchReply.account_id, RematchReply.reply)
                                              .where(RematchReply.table_id == table_id))).all())
         return {"from_table": table_id, "table_id": row.rematch_id, "players": [
@@ -401,29 +419,31 @@ async def decline_rematch(table_id: TableId, hub: HubDep, me: Me) -> RematchStat
     """Decline the rematch (leaving its table if you had accepted and it has not started)."""
     await hub.social.rematch_state(table_id)  # 404 first
     await hub.social.decline(me, table_id)
-    return RematchStateOut(**await hub.social.rematch_state(table_id))
+    return RematchStateOut(**await hub.social.rematch_state(table_id, viewer=me.id))
 
 
 @router.get("/tables/{table_id}/rematch", tags=["tables"], responses={404: {"description": "No such table."}})
 async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
     """The rematch of a finished table: its table once made, and each player's answer."""
-    return RematchStateOut(**await hub.social.rematch_state(table_id))
+    return RematchStateOut(**await hub.social.rematch_state(table_id, viewer=me.id))
 
 
 @router.get("/players/{player_id}/profile", tags=["history"],
             responses={404: {"description": "No such player."}})
-async def profile(player_id: PlayerId, hub: HubDep) -> ProfileOut:
+async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
     """A player's page: level and badge (egyptian), games, wins, make rate, average score, games per ruleset
-    and the ten most recent games with their replays."""
+    and the ten most recent games with their replays. Games at private tables (a rematch is one) count in
+    the player's own view only."""
+    own = await _account_id(hub, creds) == player_id
     async with hub.session() as db:
         account = await db.get(Account, player_id)
         if account is None:
             raise HTTPException(404, "no such player")
-        stats = await history.stats_of(db, player_id)
+        stats = await history.stats_of(db, player_id, private=own)
         per = (await db.execute(
             select(Result.ruleset, func.count(), func.sum(case((Result.outcome == "win", 1), else_=0)))
-            .where(Result.account_id == player_id).group_by(Result.ruleset))).all()
-        recent = await history.games_of(db, player_id, 10, 0)
+            .where(history.results_of(player_id, own)).group_by(Result.ruleset))).all()
+        recent = await history.games_of(db, player_id, 10, 0, private=own)
     eg = stats["egyptian"]
     average = stats["average_score"]
     return ProfileOut(

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import hmac
 import json
 import logging
 import secrets
@@ -65,6 +66,12 @@ class TableError(Exception):
         self.code = code
         self.message = message
         self.status = status
+
+
+def no_such_table() -> TableError:
+    """The one answer for a table that is not there and for a private table to an outsider, on every
+    route and on the socket: the two must not be told apart."""
+    return TableError("no_such_table", "there is no such table", 404)
 
 
 @dataclass(slots=True)
@@ -117,7 +124,8 @@ class TableRuntime:
         self.lock = asyncio.Lock()
         self.conns: set[Connection] = set()
         self.buffer: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=hub.settings.event_buffer)
-        self.action_ids: OrderedDict[tuple[int, str], int] = OrderedDict()
+        #: (seat, action id) -> (version, action text) of the last actions acked, for resends.
+        self.action_ids: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
         self.bots: dict[int, Bot] = {}
         self.timer: asyncio.Task[None] | None = None
         #: The human turn the clock runs for: (seat, the event loop's time when a bot takes it over).
@@ -149,6 +157,32 @@ class TableRuntime:
         seat, at = self.deadline
         left = max(0, round((at - asyncio.get_running_loop().time()) * 1000))
         return {"seat": seat, "ms_left": left, "seconds": self.rules.turn_seconds}
+
+    def seat_of(self, conn: Connection) -> int | None:
+        """The seat ``conn`` plays, checked against the seats as they are now.
+
+        A seat is its player's only while they sit in it: once they leave (over the socket or REST), are
+        replaced by a bot or by another player, every connection that held it is a spectator's, here, at
+        the first use (the update that announces the change, an action, a catch-up), whichever socket or
+        route made the change."""
+        seat = conn.seat
+        if seat is not None:
+            held = self.seats[seat]
+            if held.account_id is None or held.account_id != conn.account_id or held.left:
+                conn.seat = seat = None
+        return seat
+
+    def admits(self, account_id: int | None, invite: str | None) -> bool:
+        """Whether someone may see this table at all: anyone for a public table; for a private one its
+        creator, its players (past ones too), or whoever has the invite code."""
+        if not self.rules.private:
+            return True
+        if account_id is not None and (account_id == self.created_by
+                                       or any(s.account_id == account_id for s in self.seats)):
+            return True
+        code = self.rules.invite_code
+        return invite is not None and code is not None and hmac.compare_digest(
+            invite.encode("utf-8", "surrogatepass"), code.encode())
 
     def view_for(self, seat: int | None) -> dict[str, Any] | None:
         """The one redaction point: ``Game.view``. Nothing else puts game state in a message."""
@@ -184,7 +218,7 @@ class TableRuntime:
             if conn.closed:
                 self.conns.discard(conn)
                 continue
-            seat = conn.seat
+            seat = self.seat_of(conn)
             frame = frames.get(seat)
             if frame is None:
                 view = "null" if game is None else join_objects(public, dumps(seat_part(game, seat)))
@@ -216,7 +250,7 @@ class TableRuntime:
         def durable() -> None:
             if record is not None:
                 self.snapshot_deals = deals
-            self._committed(version, events, seat, action_id)
+            self._committed(version, events, seat, action_id, action)
             published(version)
 
         return self.hub.journal.submit(
@@ -274,18 +308,18 @@ class TableRuntime:
             self.pot = int(pot)
         if game is not None:
             self.snapshot_deals = len(game.deal_log)
-        self._committed(version, events, seat, action_id)
+        self._committed(version, events, seat, action_id, action)
         return version
 
     def _committed(self, version: int, events: list[dict[str, Any]], seat: int | None,
-                   action_id: str | None) -> None:
+                   action_id: str | None, action: str | None) -> None:
         self.version = version
         self.buffer.append((version, events))
-        if action_id is not None and seat is not None:
-            self._remember(seat, action_id, version)
+        if action_id is not None and seat is not None and action is not None:
+            self._remember(seat, action_id, version, action)
 
-    def _remember(self, seat: int, action_id: str, version: int) -> None:
-        self.action_ids[(seat, action_id)] = version
+    def _remember(self, seat: int, action_id: str, version: int, action: str) -> None:
+        self.action_ids[(seat, action_id)] = (version, action)
         while len(self.action_ids) > 4 * self.hub.settings.event_buffer:
             self.action_ids.popitem(last=False)
 
@@ -409,10 +443,10 @@ class TableRuntime:
     async def join(self, account_id: int, name: str, is_guest: bool, seat: int | None, stake: bool,
                    invite: str | None) -> int:
         async with self.lock:
+            if not self.admits(account_id, invite):
+                raise no_such_table()
             if self.status != "open":
                 raise TableError("not_open", "this table is not taking players")
-            if self.rules.private and invite != self.rules.invite_code and account_id != self.created_by:
-                raise TableError("forbidden", "this table is private: an invite code is needed", 403)
             if any(s.account_id == account_id for s in self.seats):
                 raise TableError("already_seated", "you already have a seat at this table")
             if seat is None:
@@ -499,7 +533,8 @@ class TableRuntime:
             seat = next((i for i, s in enumerate(self.seats) if s.account_id == account_id and not s.left),
                         None)
             if seat is None:
-                raise TableError("not_seated", "you have no seat at this table")
+                raise TableError("not_seated", "you have no seat at this table") if self.admits(
+                    account_id, None) else no_such_table()
             if self.status == "open":
                 await self._leave_open(seat, account_id)
             elif self.status == "playing":
@@ -561,12 +596,17 @@ class TableRuntime:
     async def act(self, conn: Connection, action_id: str, text: str, version: int | None) -> None:
         """A client's action, checked in the order: game over? whose turn? legal? stale version?"""
         async with self.lock:
-            seat = conn.seat
+            seat = self.seat_of(conn)
             if seat is None:
                 raise TableError("not_seated", "spectators cannot act")
             done = self.action_ids.get((seat, action_id))
-            if done is not None:  # a resend of an action already committed: ack it again, apply nothing
-                conn.send({"type": "ack", "id": action_id, "version": done, "duplicate": True})
+            if done is not None:
+                version_done, applied = done
+                if not _same_action(text, applied):
+                    raise TableError("id_reused", f"action id {action_id!r} was used for {applied!r}: a new "
+                                                  "action needs a new id")
+                # a resend of an action already committed: ack it again, apply nothing
+                conn.send({"type": "ack", "id": action_id, "version": version_done, "duplicate": True})
                 return
             game = self.game
             if game is None or self.status == "open":
@@ -607,6 +647,14 @@ class TableRuntime:
         game.apply(action)
         return {"kind": "action", "seat": seat, "action": action.text, "round": round_no, "deal": deal,
                 "bot": by_bot}
+
+    async def come_back(self, conn: Connection) -> None:
+        """A player's ``back``: the seat this connection still holds is no longer away."""
+        async with self.lock:
+            seat = self.seat_of(conn)
+        if seat is None:
+            raise TableError("not_seated", "spectators have no seat to come back to")
+        await self.set_away(seat, False)
 
     async def set_away(self, seat: int, away: bool) -> None:
         async with self.lock:
@@ -652,7 +700,10 @@ class TableRuntime:
                         or self.status != "playing"):
                     return
                 view = game.view(seat)
-                text = await asyncio.to_thread(self._bot_choice, seat, view)
+                # The bots' own threads: never the loop's default pool, which password hashing once
+                # filled (a login flood stalled every table's bots).
+                text = await asyncio.get_running_loop().run_in_executor(
+                    self.hub.bot_pool, self._bot_choice, seat, view)
                 action = Action.parse(text)
                 if action not in game.legal_actions():
                     log.error("table %s: bot %s chose %r, not legal; playing the first legal action",
@@ -724,9 +775,17 @@ async def load_runtime(hub: Hub, db: AsyncSession, table_id: int) -> TableRuntim
                                .order_by(Event.version.desc()).limit(hub.settings.event_buffer))).all()
     for ev in reversed(events):
         runtime.buffer.append((ev.version, json.loads(ev.data)))
-        if ev.action_id is not None and ev.seat is not None:
-            runtime._remember(ev.seat, ev.action_id, ev.version)
+        if ev.action_id is not None and ev.seat is not None and ev.action is not None:
+            runtime._remember(ev.seat, ev.action_id, ev.version, ev.action)
     return runtime
+
+
+def _same_action(text: str, applied: str) -> bool:
+    """Whether a resent action's text is the action already applied under its id (spacing aside)."""
+    try:
+        return Action.parse(text).text == applied
+    except EstimationError:
+        return False
 
 
 def cancel_quietly(task: asyncio.Task[Any] | None) -> None:

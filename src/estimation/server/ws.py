@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .auth import account_for_token
+from .auth import session_for_token
 from .chat import Link
 from .connection import Connection
-from .tables import TableError, TableRuntime
+from .tables import TableError, TableRuntime, no_such_table
 from .wire import loads
 
 if TYPE_CHECKING:
@@ -64,17 +64,28 @@ class Session:
         self.ws = ws
         self.table_id = table_id
         settings = hub.settings
-        self.conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst)
+        self.conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst,
+                               settings.send_queue_bytes, settings.send_timeout)
         self.runtime: TableRuntime | None = None
         #: Chat, presence and the player's own notices, from the bus (chat.py).
         self.link: Link | None = None
 
     async def run(self) -> None:
         settings = self.hub.settings
+        conn = self.conn
+        address = self.ws.client.host if self.ws.client else "?"
+        if not self.hub.sockets.admit(conn, address):
+            conn.kick(error("too_many_connections", f"at most {self.hub.sockets.per_address} sockets from "
+                                                    "one address"))
+            await conn.finish()
+            return
         try:
-            while not self.conn.closed:
-                frame = await self.ws.receive()
-                if frame["type"] == "websocket.disconnect":
+            while not conn.closed:
+                frame = await conn.receive()
+                if frame is None or frame["type"] == "websocket.disconnect":
+                    break
+                if conn.expired():
+                    conn.kick(error("session_expired", "your session has expired: sign in again"))
                     break
                 allowed = self.conn.limiter.allow()
                 msg = self.parse(frame.get("text"), settings.max_message_bytes)
@@ -99,10 +110,11 @@ class Session:
             pass
         finally:
             if self.runtime is not None:
-                self.runtime.conns.discard(self.conn)
+                self.runtime.conns.discard(conn)
             if self.link is not None:
                 self.link.detach()
-            await self.conn.finish()
+            self.hub.sockets.remove(conn)
+            await conn.finish()
 
     @staticmethod
     def parse(text: str | None, limit: int) -> dict[str, Any] | ParseError:
@@ -130,7 +142,8 @@ class Session:
         if kind in ("chat", "chat_prefs"):
             if self.link is None:
                 raise TableError("hello_first", 'say {"type": "hello"} first')
-            await self.link.handle(msg, self.conn.seat)
+            seat = None if self.runtime is None else self.runtime.seat_of(self.conn)  # seated players only
+            await self.link.handle(msg, seat)
             return
         if kind not in ("action", "sync", "back", "leave"):
             raise TableError("unknown_type", f"unknown message type {kind[:40]!r}")
@@ -142,7 +155,7 @@ class Session:
             if not ok:
                 raise TableError("bad_message", '"last_version" is a non-negative integer')
             async with runtime.lock:
-                self.conn.send(runtime.catch_up(self.conn.seat, last))
+                self.conn.send(runtime.catch_up(runtime.seat_of(self.conn), last))
         elif kind == "action":
             ok_id, action_id = _opt_str(msg, "id", MAX_ID)
             ok_text, text = _opt_str(msg, "action", MAX_ACTION)
@@ -156,16 +169,15 @@ class Session:
                 raise TableError("bad_message", '"version" is a non-negative integer')
             await runtime.act(self.conn, action_id, text, version)
         elif kind == "back":
-            if self.conn.seat is None:
-                raise TableError("not_seated", "spectators have no seat to come back to")
-            await runtime.set_away(self.conn.seat, False)
+            await runtime.come_back(self.conn)
         elif kind == "leave":
-            if self.conn.account_id is None or self.conn.seat is None:
-                raise TableError("not_seated", "spectators have no seat to leave")
-            await runtime.leave(self.conn.account_id)
             async with runtime.lock:
-                self.conn.seat = None
-                self.conn.send(runtime.snapshot(None))
+                seated = runtime.seat_of(self.conn) is not None
+            if self.conn.account_id is None or not seated:
+                raise TableError("not_seated", "spectators have no seat to leave")
+            await runtime.leave(self.conn.account_id)  # every socket of this seat is a spectator's now
+            async with runtime.lock:
+                self.conn.send(runtime.snapshot(runtime.seat_of(self.conn)))
 
     async def hello(self, msg: dict[str, Any]) -> None:
         if self.runtime is not None:
@@ -178,21 +190,25 @@ class Session:
                                             '"last_version", all optional')
         runtime = None if self.table_id is None else await self.hub.get(self.table_id)
         if runtime is None:
-            raise TableError("no_such_table", "there is no such table")
-        account_id = None
+            raise no_such_table()
+        account_id = session = None
         if token is not None:
             async with self.hub.session() as db:
-                account = await account_for_token(db, token)
-            if account is None:
+                found = await session_for_token(db, token)
+            if found is None:
                 raise TableError("unauthorized", "unknown or expired token: sign in again")
+            session, account = found
             account_id = account.id
         async with runtime.lock:
             seat = next((i for i, s in enumerate(runtime.seats)
                          if account_id is not None and s.account_id == account_id and not s.left), None)
-            if (seat is None and runtime.rules.private and invite != runtime.rules.invite_code
-                    and account_id != runtime.created_by):
-                raise TableError("forbidden", "this table is private: an invite code is needed")
-            self.conn.seat, self.conn.account_id, self.conn.table_id = seat, account_id, runtime.id
+            if seat is None and not runtime.admits(account_id, invite):
+                raise no_such_table()  # to an outsider a private table is not there at all
+            if session is not None and not self.hub.sockets.sign_in(
+                    self.conn, session.account_id, session.token_hash, session.expires_at):
+                raise TableError("too_many_connections", f"at most {self.hub.sockets.per_player} sockets "
+                                                         "per player: close one first")
+            self.conn.seat, self.conn.table_id = seat, runtime.id
             self.runtime = runtime
             runtime.conns.add(self.conn)
             self.conn.send({"type": "welcome", "protocol": PROTOCOL, "table_id": runtime.id, "seat": seat,

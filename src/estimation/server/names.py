@@ -1,0 +1,112 @@
+"""Player names and passwords: what may be one, and when two names are the same name.
+
+Names follow PRECIS (RFC 8264), through ``precis-i18n``: a name is shown in its Nickname form (RFC 8266:
+Unicode NFKC, spaces trimmed and collapsed) and compared in its case-mapped Nickname form, so "ANN" in
+fullwidth letters, "ann" and " Ann " are one name. The profile refuses controls, bidi overrides and
+invisible characters (zero-width spaces and joiners are default-ignorable code points). Look-alikes are
+handled with the Unicode confusables data (``confusable-homoglyphs``, UTS #39): a name that mixes scripts (a
+Cyrillic capital A among Latin letters) is refused, and the comparison form folds every other letter that
+looks like an ASCII letter or digit to it, so a whole-script look-alike ("ANN" in Greek capitals) is the same
+name too.
+
+Passwords are PRECIS OpaqueString (RFC 8265) and are checked with ``zxcvbn``'s strength estimate, never equal
+to the name; the estimate looks at the first and last 32 characters only, because its cost grows fast with
+length (about 40 ms for 32 characters, a second for 128).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import precis_i18n
+from confusable_homoglyphs import confusables
+from zxcvbn import zxcvbn
+
+_SHOWN = precis_i18n.get_profile("NicknameCasePreserved")
+_COMPARED = precis_i18n.get_profile("NicknameCaseMapped")
+_PASSWORD = precis_i18n.get_profile("OpaqueString")
+
+#: A name's length once normalised (the database's column).
+NAME_MAX = 32
+#: zxcvbn's score (0-4) a new password needs: 2 is "somewhat guessable: protected from unthrottled online
+#: guessing"; logins are throttled and hashed with argon2 on top of it.
+MIN_PASSWORD_SCORE = 2
+#: The characters zxcvbn looks at, from each end.
+ESTIMATED = 32
+
+_REASONS = {
+    "controls": "control characters are not allowed",
+    "precis_ignorable_properties": "invisible and direction-changing characters are not allowed",
+    "empty": "must not be blank",
+    "bidi_rule": "mixes right-to-left and left-to-right text in a way that displays misleadingly",
+}
+
+
+def _why(exc: UnicodeError) -> str:
+    reason = str(getattr(exc, "reason", "")).rpartition("/")[2]
+    return _REASONS.get(reason, f"has a character that is not allowed in a name ({reason or exc})")
+
+
+def shown(text: str) -> str:
+    """The name as it is stored and shown; ``ValueError`` saying why a name is refused."""
+    try:
+        name = str(_SHOWN.enforce(text))
+    except UnicodeError as exc:
+        raise ValueError(_why(exc)) from None
+    if len(name) > NAME_MAX:  # NFKC can lengthen a name ("ﷺ" is 18 letters)
+        raise ValueError(f"must be at most {NAME_MAX} characters")
+    if confusables.is_mixed_script(name, allowed_aliases=["COMMON", "INHERITED"]):
+        raise ValueError("mixes letters of different scripts (look-alikes are not allowed)")
+    return name
+
+
+def key(text: str) -> str:
+    """The form two names are compared in: equal keys are one name (for sign-in and for uniqueness)."""
+    try:
+        folded = "".join(_fold(c) for c in str(_SHOWN.enforce(text)))
+        return str(_COMPARED.enforce(folded))
+    except UnicodeError as exc:
+        raise ValueError(_why(exc)) from None
+
+
+@functools.cache
+def _fold(char: str) -> str:
+    """A letter that looks like an ASCII letter or digit, as that one; any other character as itself."""
+    if char.isascii():
+        return char
+    alike = (entry["c"].strip("\u200e\u200f") for entry in confusables.confusables_data.get(char, ()))
+    ascii_alike = sorted((not c.isalpha(), c) for c in alike if len(c) == 1 and c.isascii() and c.isalnum())
+    return ascii_alike[0][1] if ascii_alike else char
+
+
+def password(text: str, name: str) -> str:
+    """The password to hash (PRECIS OpaqueString), or ``ValueError`` saying why it is refused."""
+    try:
+        secret = str(_PASSWORD.enforce(text))
+    except UnicodeError as exc:
+        raise ValueError("control characters are not allowed in a password" if "controls" in str(exc)
+                         else "this password cannot be used: " + str(getattr(exc, "reason", exc))) from None
+    if not secret.strip():
+        raise ValueError("a password must not be only spaces")
+    try:
+        same = key(secret) == key(name)
+    except ValueError:
+        same = False
+    if same or secret.casefold() == name.casefold():
+        raise ValueError("a password must not be your name")
+    ends = {secret[:ESTIMATED], secret[-ESTIMATED:]}
+    estimates = [zxcvbn(part, user_inputs=[name], max_length=ESTIMATED) for part in ends]
+    best = max(estimates, key=lambda e: int(e["score"]))
+    if int(best["score"]) < MIN_PASSWORD_SCORE:
+        warning = str(best.get("feedback", {}).get("warning") or "")
+        why = f" ({warning.rstrip('.')})" if warning else ""
+        raise ValueError(f"this password is too easy to guess{why}: try a few unrelated words")
+    return secret
+
+
+def password_to_check(text: str) -> str | None:
+    """A sign-in's password in the form it was hashed in, or None if no password can have that form."""
+    try:
+        return str(_PASSWORD.enforce(text))
+    except UnicodeError:
+        return None

@@ -1,0 +1,209 @@
+"""Issue 15, findings 5, 7, 8 and 11: text that is not Unicode is a 4xx, never a 500; a socket ends with its
+session (signed out or expired) and expired sessions are deleted; names cannot impersonate and passwords
+must be worth something; every response carries the security headers and invites stay out of URLs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import websockets
+from server_helpers import Api, Player, ServerProcess, query, run
+
+from estimation.server import names
+
+SURROGATE_BODIES = [
+    ("/api/guests", '{"name":"\\ud800x"}'),
+    ("/api/guests", '{"name":"x\\udfff"}'),
+    ("/api/accounts", '{"name":"\\ud800","password":"correct horse"}'),
+    ("/api/accounts", '{"name":"Zed","password":"correct \\udc80horse"}'),
+    ("/api/sessions", '{"name":"Ann","password":"\\ud800\\ud800\\ud800\\ud800"}'),
+    ("/api/tables", '{"ruleset":"\\ud800"}'),
+    ("/api/tables", '{"length":"\\udbff"}'),
+    ("/api/tables", '{"bot_level":"x\\ud800"}'),
+    ("/api/tables", '{"\\ud800":1}'),
+    # Python's JSON reader also takes these, which no JSON writer can echo back.
+    ("/api/guests", '{"name":Infinity}'),
+    ("/api/tables", '{"stake":NaN,"x":-Infinity}'),
+]
+
+
+def test_a_lone_surrogate_in_any_body_is_a_4xx_never_a_500(server: ServerProcess) -> None:
+    api = Api.guest(server)
+    tid = api.create_table()["id"]
+    bodies = [*SURROGATE_BODIES, (f"/api/tables/{tid}/join", '{"invite":"\\ud800"}'),
+              (f"/api/tables/{tid}/join", '{"seat":0,"\\udc00":true}')]
+    for path, raw in bodies:
+        r = api.http.post(path, content=raw.encode(), headers={**api.headers(),
+                                                                "Content-Type": "application/json"})
+        assert 400 <= r.status_code < 500, (path, raw, r.status_code, r.text)
+        r.json()  # the error itself is valid JSON (the surrogate escaped, not dropped on the floor)
+
+
+def test_signing_out_closes_the_sessions_sockets(server: ServerProcess) -> None:
+    api = Api.register(server)
+    tid = api.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    api.join(tid, seat=0)
+    other_session = Api(server, *_sign_in(server, api.account["name"]))
+
+    async def main() -> None:
+        mine, kept = Player(server, tid, api.token), Player(server, tid, other_session.token)
+        await mine.connect()
+        await kept.connect()
+        assert api.http.delete("/api/sessions", headers=api.headers()).status_code == 204
+        bye = await mine.until(lambda m: m["type"] == "error")
+        assert bye["code"] == "signed_out"
+        with pytest.raises(websockets.ConnectionClosed):
+            await mine.recv(10)
+        # The player's other session is another sign-in: its socket goes on.
+        await kept.send({"type": "ping", "id": "still"})
+        assert (await kept.until(lambda m: m["type"] == "pong"))["id"] == "still"
+        await kept.close()
+
+    run(main())
+
+
+def _sign_in(server: ServerProcess, name: str) -> tuple[str, dict[str, object]]:
+    r = httpx.post(server.base + "/api/sessions", json={"name": name, "password": "correct horse"})
+    assert r.status_code == 200, r.text
+    return r.json()["token"], r.json()["account"]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def short_sessions(request: pytest.FixtureRequest, database_url_factory) -> Iterator[ServerProcess]:  # type: ignore[no-untyped-def]
+    """Sessions of 3 seconds, swept twice a second."""
+    proc = ServerProcess(database_url_factory(request.param), name=f"sessions-{request.param}", env={
+        "ESTIMATION_SESSION_SECONDS": "3", "ESTIMATION_SESSION_SWEEP_SECONDS": "0.5"})
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def test_an_expired_session_closes_its_socket_and_its_row_is_deleted(short_sessions: ServerProcess) -> None:
+    server = short_sessions
+    api = Api.guest(server)
+    tid = api.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    api.join(tid, seat=0)
+    assert query(server.database_url, "SELECT COUNT(*) FROM sessions")[0][0] >= 1
+
+    async def main() -> None:
+        p = Player(server, tid, api.token)
+        await p.connect()
+        bye = await p.until(lambda m: m["type"] == "error", timeout=15)
+        assert bye["code"] == "session_expired"
+        with pytest.raises(websockets.ConnectionClosed):
+            await p.recv(10)
+        # And the token no longer opens a seat (nor any socket).
+        again = Player(server, tid, api.token)
+        with pytest.raises(AssertionError, match="unauthorized"):
+            await again.connect()
+        await again.close()
+
+    run(main())
+    for _ in range(50):
+        if query(server.database_url, "SELECT COUNT(*) FROM sessions")[0][0] == 0:
+            break
+        asyncio.run(asyncio.sleep(0.2))
+    assert query(server.database_url, "SELECT COUNT(*) FROM sessions")[0][0] == 0
+
+
+def test_names_cannot_impersonate(server: ServerProcess) -> None:
+    base = f"Ann{id(server) % 100000}"
+    first = Api.register(server, base)
+    assert first.account["name"] == base
+    width = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in base.upper())  # fullwidth
+    for same in (width, base.lower(), f"  {base}  ", base.upper()):
+        r = httpx.post(server.base + "/api/accounts", json={"name": same, "password": "correct horse"})
+        assert r.status_code == 409, (same, r.status_code, r.text)
+    # Signing in is by the same rule: the fullwidth name is the account's name.
+    r = httpx.post(server.base + "/api/sessions", json={"name": width, "password": "correct horse"})
+    assert r.status_code == 200 and r.json()["account"]["id"] == first.id
+    # A guest cannot take a registered player's name either.
+    assert httpx.post(server.base + "/api/guests", json={"name": width}).status_code == 409
+    for bad in (f"\u202e{base}", f"{base[:1]}\u200b{base[1:]}", f"\u0410{base[1:]}",  # RLO, ZWSP, Cyrillic A
+                f"{base}\u2066", "\u200d", "a\x07b"):
+        for path in ("/api/accounts", "/api/guests"):
+            r = httpx.post(server.base + path, json={"name": bad, "password": "correct horse"}
+                           if path == "/api/accounts" else {"name": bad})
+            assert r.status_code == 422, (bad, path, r.status_code, r.text)
+
+
+def test_passwords_must_be_worth_something(server: ServerProcess) -> None:
+    name = f"Pat{id(server) % 100000}x"
+    for password, why in (("password", "too easy"), (" " * 8, "only spaces"), (name, "your name"),
+                          (name.upper(), "your name"), ("12345678", "too easy"),
+                          ("aaaaaaaaaaaa", "too easy")):
+        r = httpx.post(server.base + "/api/accounts", json={"name": name, "password": password})
+        assert r.status_code == 422 and why in r.text, (password, r.status_code, r.text)
+    assert httpx.post(server.base + "/api/accounts", json={
+        "name": name, "password": "violet kettle marches"}).status_code == 201
+
+
+def test_names_and_passwords_units() -> None:
+    assert names.key("ＡＮＮ") == names.key("Ann") == names.key(" ann ") == names.key("ΑΝΝ")  # noqa: RUF001
+    assert names.shown("  Ann   Lee ") == "Ann Lee"
+    for bad in ("A\u202enn", "An\u200bn", "\u0410nn", "x\u0000", "", "   ", "\ufdfa" * 2):
+        with pytest.raises(ValueError):
+            names.shown(bad)
+    for bad in ("password", "        ", "Ann", "ann", "qwertyuiop"):
+        with pytest.raises(ValueError):
+            names.password(bad, "Ann")
+    assert names.password("violet kettle marches", "Ann") == "violet kettle marches"
+    assert names.password("x" * 96 + "violet kettle marches", "Ann")  # long: both ends are looked at
+
+
+HEADERS = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+
+
+def test_every_response_has_the_security_headers(server: ServerProcess) -> None:
+    api = Api.guest(server)
+    responses = [httpx.get(server.base + "/"), httpx.get(server.base + "/static/app.js"),
+                 httpx.get(server.base + "/api/health"), httpx.get(server.base + "/api/tables/999999"),
+                 httpx.get(server.base + "/nowhere"), api.post("/api/tables", {"stake": "10"}),
+                 httpx.get(server.base + "/openapi.json")]
+    for r in responses:
+        policy = r.headers.get("content-security-policy", "")
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, (r.url, policy)
+        assert "style-src 'self'" in policy and "'unsafe-inline'" not in policy, (r.url, policy)
+        for name, value in HEADERS.items():
+            assert r.headers.get(name) == value, (r.url, name, r.headers.get(name))
+    docs = httpx.get(server.base + "/docs")
+    assert "frame-ancestors 'none'" in docs.headers["content-security-policy"]
+
+
+def test_invite_codes_travel_in_a_header_never_in_a_query_string(server: ServerProcess) -> None:
+    owner, friend = Api.guest(server), Api.guest(server)
+    table = owner.create_table(private=True)
+    tid, code = table["id"], table["invite_code"]
+    for path in (f"/api/tables/{tid}", f"/api/tables/{tid}/view"):
+        assert friend.get(path, params={"invite": code}).status_code == 404
+        assert friend.get(path, headers={"X-Invite-Code": code}).status_code == 200
+    schema = httpx.get(server.base + "/openapi.json").json()
+    for path, item in schema["paths"].items():
+        for operation in item.values():
+            for param in operation.get("parameters", []):
+                assert not (param["in"] == "query" and "invite" in param["name"].lower()), (path, param)
+
+
+def test_ci_installs_what_users_get() -> None:
+    """scripts/test.sh installs with the pinned constraints file, and its pins are above the floors."""
+    root = Path(__file__).resolve().parents[2]
+    script = (root / "scripts" / "test.sh").read_text()
+    assert "-c constraints.txt" in script
+    pins = {}
+    for line in (root / "constraints.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[name.strip().lower().replace("_", "-")] = tuple(int(p) for p in version.split(".")[:3]
+                                                                   if p.isdigit())
+    floors = {"starlette": (0, 49, 1), "orjson": (3, 9, 15), "h11": (0, 16, 0), "idna": (3, 7),
+              "fastapi": (0, 116), "uvicorn": (0, 35), "precis-i18n": (1, 1), "zxcvbn": (4, 5)}
+    for name, floor in floors.items():
+        assert name in pins and pins[name] >= floor, (name, pins.get(name), floor)
+    assert json.dumps(pins)
