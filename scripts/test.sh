@@ -36,4 +36,6 @@ if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
 fi
 .venv/bin/ruff check src tests bench
 .venv/bin/mypy src
-.venv/bin/python -m pytest -q "$@"
+# Two workers on the 2-core CI machine (one per core); a file's tests stay on one worker, which starts its own
+# PostgreSQL cluster, server and browser.
+.venv/bin/python -m pytest -q -n auto --dist loadfile "$@"
