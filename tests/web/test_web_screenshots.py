@@ -1,4 +1,5 @@
-"""Screenshots for docs/client.md: the lobby, a trick and a round end, desktop and phone, English and Arabic.
+"""Screenshots for docs/client.md: the lobby, the auction (the call panel of seed 002: a number picked, the
+suits it allows), a trick and a round end, desktop and phone, English and Arabic, from a koutchina mini game.
 
 Written to $ESTIMATION_SCREENSHOTS when set (the committed ones: ESTIMATION_SCREENSHOTS=docs/screenshots),
 else to a temporary folder, so a test run leaves the working tree alone. The language is switched with the
@@ -49,13 +50,25 @@ def test_screenshots(context: Any, web_server: Any, tmp_path: Path) -> None:
     w.sign_in_guest(page, "Layla")
     page.wait_for_selector("#balance, .wallet h2")
     _shoot(page, "lobby", out)
-    w.create_table(page, bots=3)
-    shot_trick = False
+    w.create_table(page, bots=3, length="mini")
+    shot_trick = shot_auction = False
     while True:
         w.settle(page)
         if page.locator("#round-end[open]").count():
             _shoot(page, "round-end", out)
             break
+        if page.locator("#dash-panel").count():
+            page.click("#nodash-btn")
+            continue
+        if page.locator("#bid-panel").count():
+            if not shot_auction:
+                numbers = page.locator("#bid-panel button.num:not([disabled])")
+                numbers.nth(min(3, numbers.count() - 1)).click()  # a number picked: its suits light up
+                _shoot(page, "auction", out)
+                w.settle(page)
+                shot_auction = True
+            page.click("#pass-btn")
+            continue
         legal = page.locator(".hand button.card.legal")
         if legal.count():
             if not shot_trick and len(w.trick(page)) >= 2:
@@ -67,6 +80,6 @@ def test_screenshots(context: Any, web_server: Any, tmp_path: Path) -> None:
             page.locator(w.ACTIONABLE).first.click()
         else:
             page.wait_for_timeout(30)
-    assert shot_trick
-    assert len(list(out.glob("*.png"))) >= 12
+    assert shot_trick and shot_auction
+    assert len(list(out.glob("*.png"))) >= 16
     assert not page.js_errors, page.js_errors
