@@ -199,10 +199,13 @@ async function lobbyPage() {
   stake.addEventListener("input", noteStake);
   const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60 });
   const priv = h("input", { id: "private", type: "checkbox" });
+  // Partners sit opposite: seats 1+3 against 2+4 (RULES.md, Partnerships); bots take seats 2-4 as usual.
+  const partners = h("input", { id: "partners", type: "checkbox" });
   form.append(h("h2", {}, t("create_table")),
     h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake), stakeNote,
     h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock),
     h("label", { class: "inline" }, priv, " ", t("private")),
+    h("label", { class: "inline" }, partners, " ", t("partners_opt")),
     h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -210,7 +213,7 @@ async function lobbyPage() {
     try {
       const n = Number(nbots.value);
       const table = await api("POST", "/api/tables", { ruleset: rs.value, length: len.value, stake: Number(stake.value) || 0,
-        private: priv.checked, bot_seats: [1, 2, 3].slice(0, n), bot_level: level.value,
+        private: priv.checked, ...(partners.checked ? { partners: true } : {}), bot_seats: [1, 2, 3].slice(0, n), bot_level: level.value,
         turn_seconds: Number(clock.value) || 0 });
       if (table.invite_code) store.set(`invite.${table.id}`, table.invite_code);
       await api("POST", `/api/tables/${table.id}/join`, { seat: 0, stake: table.stake > 0 && !me.account.guest });

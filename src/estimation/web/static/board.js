@@ -9,8 +9,13 @@ import { parseAction } from "./bidding.js";
 
 const SEATS = [0, 1, 2, 3];
 
+/** Whether the deal's offer is egyptian's Dash (never a Dash Call): the view's ruleset says so itself. */
+export function offerIsDash(v) {
+  return v.verbs ? v.verbs.offer === "dash" : v.ruleset === "egyptian";
+}
+
 /** A declaration in a word or two, for the scoreboard and the seat's speech bubble. */
-export function shortAction(text, ruleset) {
+export function shortAction(text, v) {
   const { verb, args } = parseAction(text);
   switch (verb) {
     case "call": case "bid": case "declare": return callText(args[0]);
@@ -18,7 +23,7 @@ export function shortAction(text, ruleset) {
     case "pass": return t("pass");
     case "dashcall": return t("dashcall");
     case "dash": return t("m_dash");
-    case "nodash": return ruleset === "egyptian" ? t("no_dash") : t("no_dashcall");
+    case "nodash": return offerIsDash(v) ? t("no_dash") : t("no_dashcall");
     case "est": return args.length > 1 ? `${args[0]} ${trumpText(args[1])}` : args[0];
     default: return "";
   }
@@ -43,8 +48,10 @@ function chip(cls, text, tip) {
 /** The markers of a seat: Caller, With, Dash Call / Dash, Risk level, Avoid per suit, bust, away, left. */
 export function markers(v, s, seats) {
   const out = [];
+  const m = v.markers[s];
+  if (m.role !== undefined) return [...roleChips(v, s, m), ...publicChips(v, s, m, seats)];
   const est = v.estimates;
-  const egyptian = v.ruleset === "egyptian";
+  const egyptian = offerIsDash(v);
   const withs = egyptian ? v.with_seats
     : v.caller === null || v.caller === undefined ? [] : SEATS.filter((x) => x !== v.caller && !v.dash_seats.includes(x)
       && est[x] !== null && est[x] === est[v.caller] && v.estimate_order.includes(x));
@@ -60,7 +67,25 @@ export function markers(v, s, seats) {
     const key = level === 1 ? "risk" : level === 2 ? "risk2" : "risk3";
     if (level) out.push(chip("risk", t(`m_${key}`), markerTip(key, v.ruleset)));
   }
-  const m = v.markers[s];
+  return [...out, ...publicChips(v, s, m, seats)];
+}
+
+/** Caller, With, Dash Call / Dash and Risk, as the ruleset itself marks the seat (the view's role, risk). */
+function roleChips(v, s, m) {
+  const out = [];
+  const labels = { caller: "m_caller", with: "m_with", dash_call: "m_dashcall", dash: "m_dash" };
+  const tips = { caller: "caller", with: "with", dash_call: "dashcall", dash: "dash" };
+  if (m.role) out.push(chip(m.role === "dash" || m.role === "dash_call" ? "dashcall" : m.role, t(labels[m.role]), markerTip(tips[m.role], v.ruleset)));
+  if (m.risk) {
+    const key = m.risk === 1 ? "risk" : m.risk === 2 ? "risk2" : "risk3";
+    out.push(chip("risk", t(`m_${key}`), markerTip(key, v.ruleset)));
+  }
+  return out;
+}
+
+/** Avoid per suit, bust, away and left: the same in every ruleset. */
+function publicChips(v, s, m, seats) {
+  const out = [];
   for (const suit of m.avoid) {
     out.push(chip(`avoid suit-${suit}`, `${t("m_avoid")} ${SUIT_GLYPH[suit]}`, markerTip("avoid", v.ruleset)));
   }
@@ -86,7 +111,7 @@ export function scoreboard(v, me, seats, clockSeat) {
   const inPlay = v.phase === "play";
   const cell = (s, cls, ...body) => h("td", { class: cls, "data-seat": s }, ...body);
   const bidOf = (s) => {
-    if (v.phase === "auction" || v.phase === "dash" || v.phase === "declare") return last[s] ? shortAction(last[s], v.ruleset) : "–";
+    if (v.phase === "auction" || v.phase === "dash" || v.phase === "declare") return last[s] ? shortAction(last[s], v) : "–";
     // The contract in force: a declaration (egyptian) replaces the bid that won the auction.
     if (v.caller === s && v.declared) return callText(`${v.declared.number}${v.declared.trump}`);
     if (v.caller === s && v.standing) return callText(`${v.standing.number}${v.standing.trump}`);
@@ -109,7 +134,17 @@ export function scoreboard(v, me, seats, clockSeat) {
         h("tr", { class: "r-won" }, h("th", { scope: "row" }, t("tricks")), SEATS.map((s) => cell(s, "won", v.markers[s].tricks))),
         h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", v.totals[s]))),
         h("tr", { class: "r-marks" }, h("th", { scope: "row" }, t("markers")), SEATS.map((s) => cell(s, "marks", markers(v, s, seats)))))),
-    inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null);
+    inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null,
+    sideTotals(v));
+}
+
+/** A partnership game's two sides (seats 0+2 against 1+3): who, their total and, once over, their place. */
+export function sideTotals(v) {
+  if (!v.sides) return null;
+  return h("ul", { class: "sides", id: "sides" }, v.sides.seats.map((pair, i) => h("li", { "data-side": i },
+    h("strong", {}, t("side_n", { n: i + 1 })), ` (${pair.map((s) => v.players[s]).join(" + ")}): `,
+    h("span", { class: "side-total" }, v.sides.totals[i]),
+    v.over ? h("span", { class: "side-place" }, ` · ${t("places_n", { n: v.sides.places[i] })}`) : null)));
 }
 
 /** The deal's declarations, newest last, each saying who made it: public to every seat and spectator. */

@@ -6,7 +6,7 @@ import { t, getLang } from "./i18n.js";
 import { breakdownTable, scoreSheet } from "./sheet.js";
 import { openSettings } from "./app.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
-import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip } from "./board.js";
+import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash, sideTotals } from "./board.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
@@ -412,7 +412,9 @@ export class TablePage {
     const tb = this.table;
     const me = this.seat === null || !tb ? null : tb.seats[this.seat];
     if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
-    const lines = [tb.ruleset === "egyptian" ? t("leave_ends_match") : t("leave_bot_plays")];
+    const v = this.shown;
+    const ends = v && v.rules ? v.rules.leaver_ends_match : tb.ruleset === "egyptian";
+    const lines = [ends ? t("leave_ends_match") : t("leave_bot_plays")];
     if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
     return lines;
   }
@@ -448,7 +450,7 @@ export class TablePage {
       h("span", { class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "multiplier" }, `${t("multiplier")} ×${v.multiplier}`),
       tb && tb.stake ? h("span", { class: "pot", id: "pot" }, t("stake_pot", { s: tb.stake, p: tb.pot })) : null,
       // egyptian's Dash is not a Dash Call: its offers are named for what they are.
-      h("span", { class: "phase" }, t(v.phase === "dash" && v.ruleset === "egyptian" ? "phase_dash_offer" : `phase_${v.phase}`)),
+      h("span", { class: "phase" }, t(v.phase === "dash" && offerIsDash(v) ? "phase_dash_offer" : `phase_${v.phase}`)),
       h("strong", { class: `turn${mine ? " mine" : ""}`, id: "turn" }, turn),
       this.seat === null ? h("span", { class: "muted", id: "spectating" }, t("spectator")) : null);
   }
@@ -464,7 +466,7 @@ export class TablePage {
           this.clock && this.clock.seat === s ? h("span", { class: "clock", "data-seat": s, dir: getLang() === "ar" ? "rtl" : "ltr" }) : null),
         h("div", { class: "info" }, `${v.estimates[s] ?? "–"} / ${v.markers[s].tricks}`),
         showBubbles && last[s] ? h("div", { class: "bubble", "data-seat": s, title: describeAction(last[s], v.players, v.ruleset) },
-          shortAction(last[s], v.ruleset)) : null,
+          shortAction(last[s], v)) : null,
         s === this.seat ? null : h("div", { class: "backs", "aria-label": `${n}` }, Array.from({ length: Math.min(n, 13) }, cardBack)));
     });
     const cards = this.overlay ? this.overlay.cards : v.trick;
@@ -610,7 +612,7 @@ export class TablePage {
     if (!r) return;
     this.dialog("round-end", t("round_end", { r: r.round }),
       r.saaydeh ? h("p", { class: "saaydeh" }, t("saaydeh", { n: v.multiplier })) : null,
-      breakdownTable(r, v.players, v.ruleset),
+      breakdownTable(r, v.players, v.ruleset), sideTotals(v),
       h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals));
   }
 
@@ -630,6 +632,7 @@ export class TablePage {
       h("ul", { class: "places", id: "standings" }, order.map((s) => h("li", { "data-seat": s },
         h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
         payText(s)))),
+      sideTotals(v),
       // The pot played for: once paid, the table's pot is empty and the split adds up to it.
       this.table && this.table.stake
         ? h("p", { id: "pot-line" }, refund ? t("pot_refunded", { n: this.table.stake })
