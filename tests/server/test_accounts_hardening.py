@@ -75,9 +75,9 @@ def _sign_in(server: ServerProcess, name: str) -> tuple[str, dict[str, object]]:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def short_sessions(request: pytest.FixtureRequest, database_url_factory) -> Iterator[ServerProcess]:  # type: ignore[no-untyped-def]
-    """Sessions of 3 seconds, swept twice a second."""
+    """Sessions of 8 seconds (time to sign in, join and connect on a loaded machine), swept twice a second."""
     proc = ServerProcess(database_url_factory(request.param), name=f"sessions-{request.param}", env={
-        "ESTIMATION_SESSION_SECONDS": "3", "ESTIMATION_SESSION_SWEEP_SECONDS": "0.5"})
+        "ESTIMATION_SESSION_SECONDS": "8", "ESTIMATION_SESSION_SWEEP_SECONDS": "0.5"})
     proc.start()
     try:
         yield proc
@@ -95,7 +95,7 @@ def test_an_expired_session_closes_its_socket_and_its_row_is_deleted(short_sessi
     async def main() -> None:
         p = Player(server, tid, api.token)
         await p.connect()
-        bye = await p.until(lambda m: m["type"] == "error", timeout=15)
+        bye = await p.until(lambda m: m["type"] == "error", timeout=30)
         assert bye["code"] == "session_expired"
         with pytest.raises(websockets.ConnectionClosed):
             await p.recv(10)
