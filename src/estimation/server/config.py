@@ -62,6 +62,9 @@ class Settings:
     quickplay_bot_level: str = "heuristic"
     #: The daily coin grant tops a wallet up to this, once per (UTC) day.
     daily_grant_to: int = 1000
+    #: A leaderboard's whole ranking is kept this long and pages are served from it (0: every page is a
+    #: query); an older one is still served while a new one is computed.
+    leaderboard_cache_seconds: float = 60.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -81,5 +84,7 @@ class Settings:
             quickplay_wait_seconds=_float("ESTIMATION_QUICKPLAY_WAIT_SECONDS", cls.quickplay_wait_seconds),
             quickplay_bot_level=os.environ.get("ESTIMATION_QUICKPLAY_BOT_LEVEL") or cls.quickplay_bot_level,
             daily_grant_to=_int("ESTIMATION_DAILY_GRANT_TO", cls.daily_grant_to),
+            leaderboard_cache_seconds=_float("ESTIMATION_LEADERBOARD_CACHE_SECONDS",
+                                             cls.leaderboard_cache_seconds),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

@@ -12,17 +12,25 @@ player over the index ``ix_results_ruleset_finished`` (ruleset, finished_at, acc
 covers every column it reads from ``results``; it never loads games into Python. The win rate is compared
 as a double on both databases: the quotient of two integers is correctly rounded, so equal rates compare
 equal on SQLite and PostgreSQL alike.
+
+A 30-day window of a busy ruleset is hundreds of thousands of rows to group, too slow to do for every page
+view, and a ranking over 30 days need not be fresher than a minute: :class:`Boards` keeps each whole
+ranking (computed by the same SQL, without a limit) for ``leaderboard_cache_seconds`` and serves pages from
+it, refreshing in the background while it serves the old one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import time
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import Float, case, cast, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
 from ..rulesets.egyptian import LEVEL_POINTS
@@ -57,8 +65,9 @@ def _grouped(ruleset: str, since: dt.datetime, by: Order) -> Any:
     return query, games, wins, points
 
 
-async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int, offset: int,
+async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int | None, offset: int,
                       now: dt.datetime | None = None) -> dict[str, Any]:
+    """One page of the ranking (``limit`` None: all of it), straight from the database."""
     since = (now or utcnow()) - dt.timedelta(days=DAYS)
     query, games, wins, points = _grouped(ruleset, since, by)
     if by == "winrate":
@@ -66,8 +75,10 @@ async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int, off
     else:
         order = [points.desc(), games.desc(), Result.account_id]
     rows = (await db.execute(query.order_by(*order).limit(limit).offset(offset))).all()
-    ranked = query.subquery()
-    total = int(await db.scalar(select(func.count()).select_from(ranked)) or 0)
+    if limit is None:
+        total = offset + len(rows)
+    else:
+        total = int(await db.scalar(select(func.count()).select_from(query.subquery())) or 0)
     entries = []
     for n, (account_id, name, g, w, d, lf, p) in enumerate(rows, start=offset + 1):
         g, w, d = int(g), int(w or 0), int(d or 0)
@@ -76,6 +87,49 @@ async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int, off
                         "win_rate": round(w / g, 4) if g else 0.0, "level_points": int(p or 0)})
     return {"ruleset": ruleset, "by": by, "days": DAYS, "min_games": MIN_GAMES if by == "winrate" else 0,
             "since": since.isoformat() + "Z", "total": total, "entries": entries}
+
+
+class Boards:
+    """Whole rankings kept for ``seconds`` (0: none kept, every page asks the database)."""
+
+    def __init__(self, session: async_sessionmaker[AsyncSession], seconds: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.session = session
+        self.seconds = seconds
+        self.clock = clock
+        self._boards: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
+        self._refreshing: dict[tuple[str, str], asyncio.Task[dict[str, Any]]] = {}
+
+    async def page(self, ruleset: str, by: Order, limit: int, offset: int) -> dict[str, Any]:
+        if self.seconds <= 0:
+            async with self.session() as db:
+                return await leaderboard(db, ruleset, by, limit, offset)
+        key = (ruleset, by)
+        kept = self._boards.get(key)
+        if kept is None:
+            board = await self._refresh(key)
+        else:
+            board = kept[1]
+            if self.clock() - kept[0] > self.seconds:
+                self._refresh_soon(key)  # serve this one meanwhile
+        return {**board, "entries": board["entries"][offset:offset + limit]}
+
+    def _refresh_soon(self, key: tuple[str, str]) -> None:
+        if key not in self._refreshing:
+            task = asyncio.create_task(self._compute(key))
+            self._refreshing[key] = task
+            task.add_done_callback(lambda t: self._refreshing.pop(key, None))
+
+    async def _refresh(self, key: tuple[str, str]) -> dict[str, Any]:
+        self._refresh_soon(key)
+        return await asyncio.shield(self._refreshing[key])
+
+    async def _compute(self, key: tuple[str, str]) -> dict[str, Any]:
+        ruleset, by = key
+        async with self.session() as db:
+            board = await leaderboard(db, ruleset, by, None, 0)  # type: ignore[arg-type]
+        self._boards[key] = (self.clock(), board)
+        return board
 
 
 # --- REST ----------------------------------------------------------------------------------------------
@@ -113,5 +167,4 @@ async def get_leaderboard(ruleset: Annotated[str, Path(max_length=32)], hub: Hub
     points (30 / 10 / 4), ties by games then player id; paginated with ``limit`` and ``offset``."""
     if ruleset not in RULESETS:
         raise HTTPException(404, f"no ruleset {ruleset[:32]!r} (known: {', '.join(RULESETS)})")
-    async with hub.session() as db:
-        return LeaderboardOut(**await leaderboard(db, ruleset, by, limit, offset))
+    return LeaderboardOut(**await hub.social.boards.page(ruleset, by, limit, offset))

@@ -23,6 +23,7 @@ from ..rulesets.egyptian import BADGE_WINS
 from . import history
 from .bus import LOBBY, table_topic, user_topic
 from .chat import ChatLimiter
+from .leaderboard import Boards
 from .lobby import GameOut, HubDep, Me, PlayerId, Strict, TableId, TableOut, _not_seated_elsewhere, _table_out
 from .models import Account, RematchReply, Result, Seat, Table, utcnow
 from .tables import TableError
@@ -60,6 +61,7 @@ class Social:
         self.hub = hub
         settings = hub.settings
         self.chat_limiter = ChatLimiter(settings.chat_rate_per_second, settings.chat_burst)
+        self.boards = Boards(hub.session, settings.leaderboard_cache_seconds)
         #: Quick-play tables still open: when their bots come, and the task that brings them.
         self.bots_at: dict[int, dt.datetime] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
