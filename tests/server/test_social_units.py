@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from estimation.server.bus import LOBBY, InMemoryBus, table_topic, user_topic
 from estimation.server.chat import PHRASES, ChatError, ChatLimiter, clean_text
 from estimation.server.db import make_engine, migrate, sessionmaker
-from estimation.server.leaderboard import DAYS, MIN_GAMES, Boards, leaderboard
+from estimation.server.leaderboard import DAYS, MIN_GAMES, Boards, leaderboard, window_query
 from estimation.server.models import Account, Result, Table, utcnow
 
 # --- the bus ------------------------------------------------------------------------------------------
@@ -192,23 +192,22 @@ def test_the_leaderboard_sql_matches_a_python_recount(engine_loop: tuple[AsyncEn
 
 
 def test_the_leaderboard_reads_the_index(engine_loop: tuple[AsyncEngine, Any]) -> None:
-    """The plan of the window's scan names the (ruleset, finished_at, ...) index on both databases."""
+    """The plan of the ranking's own query scans the (ruleset, finished_at, ...) index on both databases."""
     engine, loop = engine_loop
+    query = window_query("egyptian", NOW - dt.timedelta(days=DAYS), "winrate")
+    sql = str(query.compile(engine.sync_engine, compile_kwargs={"literal_binds": True}))
 
     async def go() -> str:
         async with engine.connect() as conn:
             if engine.dialect.name == "sqlite":
-                plan = (await conn.execute(text(
-                    "EXPLAIN QUERY PLAN SELECT account_id, count(*) FROM results WHERE ruleset = 'egyptian' "
-                    "AND finished_at >= '2025-01-01' GROUP BY account_id"))).all()
+                plan = (await conn.execute(text(f"EXPLAIN QUERY PLAN {sql}"))).all()
                 return " ".join(str(r[-1]) for r in plan)
             await conn.execute(text("SET enable_seqscan = off"))
-            plan = (await conn.execute(text(
-                "EXPLAIN SELECT account_id, count(*) FROM results WHERE ruleset = 'egyptian' "
-                "AND finished_at >= '2025-01-01' GROUP BY account_id"))).all()
+            plan = (await conn.execute(text(f"EXPLAIN {sql}"))).all()
             return " ".join(str(r[0]) for r in plan)
 
-    assert "ix_results_ruleset_finished" in loop.run_until_complete(go())
+    plan = loop.run_until_complete(go())
+    assert "ix_results_ruleset_finished" in plan, plan
 
 
 def test_kept_rankings_serve_pages_and_refresh_in_the_background(

@@ -53,6 +53,11 @@ def _columns() -> tuple[Any, Any, Any, Any, Any]:
     return games, wins, draws, left, points
 
 
+def window_query(ruleset: str, since: dt.datetime, by: Order) -> Any:
+    """The ranking's query, unordered (the plan test reads it)."""
+    return _grouped(ruleset, since, by)[0]
+
+
 def _grouped(ruleset: str, since: dt.datetime, by: Order) -> Any:
     games, wins, draws, left, points = _columns()
     query = (select(Result.account_id, Account.name, games, wins, draws, left, points)

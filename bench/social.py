@@ -1,0 +1,185 @@
+"""Issue 19's read paths at scale: a leaderboard page, a profile and a player's history over a million
+finished seat-games, on SQLite and PostgreSQL.
+
+    python bench/social.py --db sqlite --games 1000000 --requests 200 --json out.json
+    python bench/social.py --db postgresql ...    # a throwaway cluster from /usr/lib/postgresql/*/bin
+
+Seeds a fresh database (through the server's own migrations) with --players accounts and --games history
+rows (``results``), spread over 60 days and four rulesets, then times, in this process, through the
+server's own functions and a fresh session each (as a request does):
+
+* ``leaderboard_sql``: one page of a leaderboard straight from the database (the SQL, no kept ranking), by
+  win rate and by level points;
+* ``leaderboard_page``: a page as the route serves it (the ranking kept for a minute, see
+  ``leaderboard.Boards``);
+* ``profile``: a random player's profile (stats, per-ruleset counts, the ten latest games);
+* ``history``: a random player's history page (20 games).
+
+p50/p99/max in milliseconds, and the query plans of the leaderboard and the history. Loopback only; every
+phase is bounded by --requests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert, text
+
+from estimation.server.db import make_engine, migrate, sessionmaker
+from estimation.server.history import games_of, stats_of
+from estimation.server.leaderboard import Boards, leaderboard
+from estimation.server.models import Account, Result, Table, utcnow
+from estimation.server.pgcluster import ThrowawayCluster, create_database
+
+RULESETS = ("egyptian", "koutchina", "classic", "egyptian")  # egyptian twice: the busiest ruleset
+BATCH = 20_000
+
+
+async def seed(url: str, players: int, games: int, rng: random.Random) -> float:
+    engine = make_engine(url)
+    await migrate(engine)
+    started = time.perf_counter()
+    now = utcnow()
+    async with engine.begin() as conn:
+        for first in range(0, players, BATCH):
+            await conn.execute(insert(Account), [
+                {"id": i + 1, "name": f"P{i}", "login": f"p{i}", "password_hash": None, "is_guest": False,
+                 "balance": 0, "created_at": now, "moderator": False, "silenced": False}
+                for i in range(first, min(players, first + BATCH))])
+        tables = games // 4
+        for first in range(0, tables, BATCH):
+            await conn.execute(insert(Table), [
+                {"id": t + 1, "ruleset": RULESETS[t % 4], "length": "standard", "stake": 0, "private": False,
+                 "bot_level": "random", "turn_seconds": 0, "status": "finished", "version": 1, "pot": 0,
+                 "paid_out": True, "created_by": 1, "created_at": now}
+                for t in range(first, min(tables, first + BATCH))])
+        outcomes = ("win", "draw", "loss", "loss", "loss", "loss")
+        for first in range(0, tables * 4, BATCH):
+            rows = []
+            for i in range(first, min(tables * 4, first + BATCH)):
+                t = i // 4
+                left = rng.random() < 0.03
+                outcome = "loss" if left else rng.choice(outcomes)
+                rows.append({"table_id": t + 1, "seat": i % 4,
+                             "account_id": int(rng.paretovariate(1.2) * 7) % players + 1,
+                             "ruleset": RULESETS[t % 4], "length": "standard", "total": rng.randint(-40, 200),
+                             "place": 1 if outcome != "loss" else 3, "outcome": outcome, "left": left,
+                             "rounds": 18, "made": rng.randint(0, 18), "coins": 0,
+                             "finished_at": now - dt.timedelta(seconds=rng.uniform(0, 60 * 86400))})
+            await conn.execute(insert(Result), rows)
+        if engine.dialect.name == "postgresql":  # as autovacuum would; the server never ANALYZEs SQLite, and
+            await conn.execute(text("ANALYZE"))  # SQLite's statistics make it skip-scan the wrong index
+    await engine.dispose()
+    return time.perf_counter() - started
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    ms = sorted(s * 1000 for s in samples)
+    return {"n": len(ms), "p50": round(statistics.median(ms), 2),
+            "p99": round(ms[min(len(ms) - 1, int(len(ms) * 0.99))], 2), "max": round(ms[-1], 2)}
+
+
+async def measure(url: str, players: int, requests: int, rng: random.Random) -> dict[str, Any]:
+    engine = make_engine(url)
+    session = sessionmaker(engine)
+    out: dict[str, Any] = {}
+
+    async def timed(name: str, n: int, call: Any) -> None:
+        samples = []
+        for _ in range(n):
+            started = time.perf_counter()
+            await call()
+            samples.append(time.perf_counter() - started)
+        out[name] = summary(samples)
+
+    for by in ("winrate", "level"):
+        async def sql_page(by: str = by) -> None:
+            async with session() as db:
+                await leaderboard(db, "egyptian", by, 50, rng.randrange(0, 200))  # type: ignore[arg-type]
+
+        await timed(f"leaderboard_sql_{by}", max(5, requests // 20), sql_page)
+    boards = Boards(session, 60.0)
+
+    async def kept_page() -> None:
+        await boards.page("egyptian", rng.choice(("winrate", "level")), 50, rng.randrange(0, 500))  # type: ignore[arg-type]
+
+    await timed("leaderboard_page", requests, kept_page)
+
+    async def profile() -> None:
+        player = rng.randrange(1, players + 1)
+        async with session() as db:
+            await stats_of(db, player)
+            await games_of(db, player, 10, 0)
+
+    await timed("profile", requests, profile)
+
+    async def history() -> None:
+        async with session() as db:
+            await games_of(db, rng.randrange(1, players + 1), 20, 0)
+
+    await timed("history", requests, history)
+    since = (utcnow() - dt.timedelta(days=30)).isoformat(sep=" ")
+    async with engine.connect() as conn:
+        explain = "EXPLAIN QUERY PLAN" if engine.dialect.name == "sqlite" else "EXPLAIN"
+        plans = {}
+        for name, sql in (
+                ("leaderboard", "SELECT r.account_id, count(*) FROM results r JOIN accounts a ON a.id = "
+                                "r.account_id WHERE r.ruleset = 'egyptian' AND r.finished_at >= :since AND "
+                                "a.is_guest = false AND a.deleted_at IS NULL GROUP BY r.account_id"),
+                ("history", "SELECT * FROM results WHERE account_id = 7 ORDER BY finished_at DESC, table_id "
+                            "DESC LIMIT 20")):
+            rows = (await conn.execute(text(f"{explain} {sql}"), {"since": since})).all()
+            plans[name] = [str(r[-1]) for r in rows]
+        out["plans"] = plans
+        out["window_rows_egyptian"] = int((await conn.execute(text(
+            "SELECT count(*) FROM results WHERE ruleset = 'egyptian' AND finished_at >= :since"),
+            {"since": since})).scalar() or 0)
+    await engine.dispose()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--games", type=int, default=1_000_000, help="Finished seat-games (history rows).")
+    parser.add_argument("--players", type=int, default=20_000)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    rng = random.Random(19)
+    cluster = None
+    if args.db == "sqlite":
+        path = Path(f"/tmp/estimation-bench-social-{time.time_ns()}.db")
+        url = f"sqlite+aiosqlite:///{path}"
+    else:
+        cluster = ThrowawayCluster(durable=False)
+        url = create_database(cluster.start())
+    try:
+        seconds = asyncio.run(seed(url, args.players, args.games, rng))
+        print(f"seeded {args.games} seat-games for {args.players} players in {seconds:.0f} s",
+              file=sys.stderr)
+        result = {"db": args.db, "games": args.games, "players": args.players, "seed_seconds": round(seconds),
+                  **asyncio.run(measure(url, args.players, args.requests, rng))}
+    finally:
+        if cluster is not None:
+            cluster.stop()
+        elif path.exists():
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+    print(json.dumps(result, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
