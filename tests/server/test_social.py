@@ -297,8 +297,13 @@ def test_a_declined_rematch_is_recorded_and_announced(server: ServerProcess) -> 
     made = a.ok(a.post(f"/api/tables/{tid}/rematch"))
     state = b.ok(b.post(f"/api/tables/{tid}/rematch/decline"))
     assert {p["account_id"]: p["reply"] for p in state["players"]} == {a.id: "accept", b.id: "decline"}
-    # a, still at the open rematch, seats bots in the declined seat.
-    started = a.ok(a.post(f"/api/tables/{made['table']['id']}/bots"))
+    # a leaves the rematch too: nobody is left, it is abandoned, and asking again makes a new one.
+    a.ok(a.post(f"/api/tables/{made['table']['id']}/leave"))
+    remade = a.ok(a.post(f"/api/tables/{tid}/rematch"))
+    assert remade["created"] and remade["table"]["id"] != made["table"]["id"]
+    assert {p["account_id"]: p["reply"] for p in remade["rematch"]["players"]} == {a.id: "accept", b.id: None}
+    # a, at the open rematch, seats bots in b's seat.
+    started = a.ok(a.post(f"/api/tables/{remade['table']['id']}/bots"))
     assert started["status"] == "playing"
 
 

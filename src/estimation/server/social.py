@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 
 from ..rulesets import RULESETS
 from ..rulesets.egyptian import BADGE_WINS
@@ -214,19 +214,26 @@ class Social:
         async with self._rematch.setdefault(table_id, asyncio.Lock()):
             async with self.hub.session() as db:
                 new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-            if new_id is None:
+                gone = new_id is not None and await db.scalar(
+                    select(Table.status).where(Table.id == new_id)) == "abandoned"
+            if gone:  # nobody came to the last one (or it was closed unfilled): a new rematch, new answers
+                async with self.hub.session() as db, db.begin():
+                    await db.execute(delete(RematchReply).where(RematchReply.table_id == table_id))
+            if new_id is None or gone:
                 await _not_seated_elsewhere(self.hub, me.id, None)
                 bots = [s.seat for s in seats if s.is_bot and s.account_id is None]
                 runtime = await self.hub.create_table(
                     me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
                 async with self.hub.session() as db, db.begin():
                     won = await db.execute(update(Table)
-                                           .where(Table.id == table_id, Table.rematch_id.is_(None))
+                                           .where(Table.id == table_id, Table.rematch_id.is_not_distinct_from(
+                                               new_id))
                                            .values(rematch_id=runtime.id)
                                            .execution_options(synchronize_session=False))
-                    if won.rowcount != 1:  # type: ignore[attr-defined]  # another process made it first
+                    made = won.rowcount == 1  # type: ignore[attr-defined]
+                    if not made:  # another process made it first
                         new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-                if new_id is None:
+                if made:
                     new_id, created = runtime.id, True
                 else:
                     await runtime.abandon("a rematch was made elsewhere")
