@@ -191,7 +191,8 @@ def test_the_lobby_socket_pushes_table_changes(server: ServerProcess) -> None:
             await ws.send(json.dumps({"type": "nope"}))
             assert (await next_about(lambda m: m["type"] == "error"))["code"] == "unknown_type"
             for raw, code in ((b"\x00binary", "bad_message"), ("not json", "bad_json"),
-                              ("[" * 5000, "bad_message"), (json.dumps({"type": "hello", "token": 5}), "bad_message")):
+                              ("[" * 5000, "bad_message"),
+                              (json.dumps({"type": "hello", "token": 5}), "bad_message")):
                 await ws.send(raw)
                 assert (await next_about(lambda m: m["type"] == "error"))["code"] == code, raw
             for api in (a, b):
