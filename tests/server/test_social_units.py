@@ -236,3 +236,22 @@ def test_kept_rankings_serve_pages_and_refresh_in_the_background(
         assert (await boards.page("egyptian", "level", 50, 0))["total"] == 1
 
     loop.run_until_complete(go())
+
+
+def test_sqlite_rankings_are_read_off_the_event_loops_thread(tmp_path: Any) -> None:
+    """On a SQLite file the tables' statements run inline on the loop's thread; a ranking (a second's work
+    at a million games) is read through an engine of its own whose statements run in a thread."""
+    from estimation.server import Settings
+    from estimation.server.hub import Hub
+
+    async def main() -> None:
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"))
+        await hub.start()
+        try:
+            assert hub.social.reader is not hub.engine
+            page = await hub.social.boards.page("egyptian", "level", 10, 0)
+            assert page["entries"] == [] and page["total"] == 0
+        finally:
+            await hub.stop()
+
+    asyncio.run(main())

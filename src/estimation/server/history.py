@@ -50,22 +50,31 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int) -
              "finished_at": r.finished_at.isoformat() + "Z"} for r in rows]
 
 
-async def stats_of(db: AsyncSession, account_id: int) -> dict[str, Any]:
+async def outcomes_of(db: AsyncSession, account_id: int) -> dict[tuple[str, str], int]:
+    """(ruleset, outcome) -> games, in one query over the player's own rows (an account index): filtering on
+    the ruleset too would let a database scan every game of that ruleset by the leaderboards' index."""
+    rows = (await db.execute(select(Result.ruleset, Result.outcome, func.count())
+                             .where(Result.account_id == account_id)
+                             .group_by(Result.ruleset, Result.outcome))).all()
+    return {(str(r), str(o)): int(n) for r, o, n in rows}
+
+
+async def stats_of(db: AsyncSession, account_id: int,
+                   outcomes: dict[tuple[str, str], int] | None = None) -> dict[str, Any]:
     row = (await db.execute(select(
         func.count(), func.coalesce(func.sum(Result.total), 0), func.coalesce(func.sum(Result.rounds), 0),
         func.coalesce(func.sum(Result.made), 0),
     ).where(Result.account_id == account_id))).one()
     games, total, rounds, made = (int(x) for x in row)
-    wins = int(await db.scalar(select(func.count()).where(
-        Result.account_id == account_id, Result.outcome == "win")) or 0)
+    if outcomes is None:
+        outcomes = await outcomes_of(db, account_id)
+    wins = sum(n for (_r, o), n in outcomes.items() if o == "win")
     egyptian: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
     points = 0
-    for outcome_name, n in (await db.execute(
-            select(Result.outcome, func.count()).where(
-                Result.account_id == account_id, Result.ruleset == "egyptian")
-            .group_by(Result.outcome))).all():
-        egyptian[outcome_name] += int(n)
-        points += LEVEL_POINTS[outcome_name] * int(n)  # a leaver's loss pays 4 too (egyptian ruling 9)
+    for (ruleset, outcome_name), n in outcomes.items():
+        if ruleset == "egyptian":
+            egyptian[outcome_name] += n
+            points += LEVEL_POINTS[outcome_name] * n  # a leaver's loss pays 4 too (egyptian ruling 9)
     return {
         "games": games,
         "wins": wins,

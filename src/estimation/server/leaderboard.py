@@ -8,7 +8,7 @@ Two orders (RULES.md, Jawaker's rule for the first):
   egyptian's scale, used for every ruleset); ties by more games, then the lower player id.
 
 Only accounts rank: guests and deleted accounts do not. The query groups the window's history rows by
-player over the index ``ix_results_ruleset_finished`` (ruleset, finished_at, account_id, outcome), which
+player over the index ``ix_results_ruleset_finished`` (ruleset, finished_at, account_id, outcome, left), which
 covers every column it reads from ``results``; it never loads games into Python. The win rate is compared
 as a double on both databases: the quotient of two integers is correctly rounded, so equal rates compare
 equal on SQLite and PostgreSQL alike.
@@ -16,7 +16,10 @@ equal on SQLite and PostgreSQL alike.
 A 30-day window of a busy ruleset is hundreds of thousands of rows to group, too slow to do for every page
 view, and a ranking over 30 days need not be fresher than a minute: :class:`Boards` keeps each whole
 ranking (computed by the same SQL, without a limit) for ``leaderboard_cache_seconds`` and serves pages from
-it, refreshing in the background while it serves the old one.
+it, refreshing in the background while it serves the old one. On SQLite, whose statements otherwise run
+inline on the event loop's thread, the rankings are read through an engine of their own
+(:func:`reader_engine`) whose statements run in a thread: a ranking that takes a second to group never
+stops the tables for that second.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Path, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import Float, case, cast, func, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from ..rulesets import RULESETS
 from ..rulesets.egyptian import LEVEL_POINTS
@@ -42,15 +45,30 @@ MIN_GAMES = 15
 Order = Literal["winrate", "level"]
 
 
-def _columns() -> tuple[Any, Any, Any, Any, Any]:
+def _grouped(ruleset: str, since: dt.datetime, by: Order) -> tuple[Any, Any]:
+    """The window's rows grouped by player (over the index), then joined to the accounts: one lookup per
+    player, not per game. The ranking's select and its ordering."""
     games = func.count().label("games")
-    wins = func.sum(case((Result.outcome == "win", 1), else_=0)).label("wins")
-    draws = func.sum(case((Result.outcome == "draw", 1), else_=0)).label("draws")
-    left = func.sum(case((Result.left.is_(True), 1), else_=0)).label("left")
-    points = func.sum(case((Result.outcome == "win", LEVEL_POINTS["win"]),
-                           (Result.outcome == "draw", LEVEL_POINTS["draw"]),
-                           else_=LEVEL_POINTS["loss"])).label("points")
-    return games, wins, draws, left, points
+    per = (select(Result.account_id.label("account_id"), games,
+                  func.sum(case((Result.outcome == "win", 1), else_=0)).label("wins"),
+                  func.sum(case((Result.outcome == "draw", 1), else_=0)).label("draws"),
+                  func.sum(case((Result.left.is_(True), 1), else_=0)).label("left"),
+                  func.sum(case((Result.outcome == "win", LEVEL_POINTS["win"]),
+                                (Result.outcome == "draw", LEVEL_POINTS["draw"]),
+                                else_=LEVEL_POINTS["loss"])).label("points"))
+           .where(Result.ruleset == ruleset, Result.finished_at >= since)
+           .group_by(Result.account_id))
+    if by == "winrate":
+        per = per.having(func.count() >= MIN_GAMES)
+    g = per.subquery("g")
+    query = (select(g.c.account_id, Account.name, g.c.games, g.c.wins, g.c.draws, g.c.left, g.c.points)
+             .join(Account, Account.id == g.c.account_id)
+             .where(Account.is_guest.is_(False), Account.deleted_at.is_(None)))
+    if by == "winrate":
+        order = [(cast(g.c.wins, Float) / cast(g.c.games, Float)).desc(), g.c.games.desc(), g.c.account_id]
+    else:
+        order = [g.c.points.desc(), g.c.games.desc(), g.c.account_id]
+    return query, order
 
 
 def window_query(ruleset: str, since: dt.datetime, by: Order) -> Any:
@@ -58,27 +76,11 @@ def window_query(ruleset: str, since: dt.datetime, by: Order) -> Any:
     return _grouped(ruleset, since, by)[0]
 
 
-def _grouped(ruleset: str, since: dt.datetime, by: Order) -> Any:
-    games, wins, draws, left, points = _columns()
-    query = (select(Result.account_id, Account.name, games, wins, draws, left, points)
-             .join(Account, Account.id == Result.account_id)
-             .where(Result.ruleset == ruleset, Result.finished_at >= since, Account.is_guest.is_(False),
-                    Account.deleted_at.is_(None))
-             .group_by(Result.account_id, Account.name))
-    if by == "winrate":
-        query = query.having(func.count() >= MIN_GAMES)
-    return query, games, wins, points
-
-
 async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int | None, offset: int,
                       now: dt.datetime | None = None) -> dict[str, Any]:
     """One page of the ranking (``limit`` None: all of it), straight from the database."""
     since = (now or utcnow()) - dt.timedelta(days=DAYS)
-    query, games, wins, points = _grouped(ruleset, since, by)
-    if by == "winrate":
-        order = [(cast(wins, Float) / cast(games, Float)).desc(), games.desc(), Result.account_id]
-    else:
-        order = [points.desc(), games.desc(), Result.account_id]
+    query, order = _grouped(ruleset, since, by)
     rows = (await db.execute(query.order_by(*order).limit(limit).offset(offset))).all()
     if limit is None:
         total = offset + len(rows)
@@ -92,6 +94,16 @@ async def leaderboard(db: AsyncSession, ruleset: str, by: Order, limit: int | No
                         "win_rate": round(w / g, 4) if g else 0.0, "level_points": int(p or 0)})
     return {"ruleset": ruleset, "by": by, "days": DAYS, "min_games": MIN_GAMES if by == "winrate" else 0,
             "since": since.isoformat() + "Z", "total": total, "entries": entries}
+
+
+def reader_engine(engine: AsyncEngine) -> AsyncEngine:
+    """The engine long reads go through: on a SQLite file a second one, whose statements run in aiosqlite's
+    thread (SQLite lets readers run beside the writer in WAL mode, and releases the GIL while it works);
+    elsewhere the engine itself."""
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return engine
+    return create_async_engine(engine.url, connect_args={"timeout": 30})
 
 
 class Boards:

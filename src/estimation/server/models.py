@@ -148,7 +148,8 @@ class Result(Base):
     (account_id, finished_at) for a player's history and profile."""
 
     __tablename__ = "results"
-    __table_args__ = (Index("ix_results_ruleset_finished", "ruleset", "finished_at", "account_id", "outcome"),
+    __table_args__ = (Index("ix_results_ruleset_finished", "ruleset", "finished_at", "account_id", "outcome",
+                            "left"),
                       Index("ix_results_account_finished", "account_id", "finished_at"))
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)

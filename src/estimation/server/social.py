@@ -23,9 +23,10 @@ from ..rulesets.egyptian import BADGE_WINS
 from . import history
 from .bus import LOBBY, table_topic, user_topic
 from .chat import ChatLimiter
-from .leaderboard import Boards
+from .db import sessionmaker
+from .leaderboard import Boards, reader_engine
 from .lobby import GameOut, HubDep, Me, PlayerId, Strict, TableId, TableOut, _not_seated_elsewhere, _table_out
-from .models import Account, RematchReply, Result, Seat, Table, utcnow
+from .models import Account, RematchReply, Seat, Table, utcnow
 from .tables import TableError
 
 if TYPE_CHECKING:
@@ -61,7 +62,9 @@ class Social:
         self.hub = hub
         settings = hub.settings
         self.chat_limiter = ChatLimiter(settings.chat_rate_per_second, settings.chat_burst)
-        self.boards = Boards(hub.session, settings.leaderboard_cache_seconds)
+        #: Rankings are read through an engine that never runs a statement on the event loop's thread.
+        self.reader = reader_engine(hub.engine)
+        self.boards = Boards(sessionmaker(self.reader), settings.leaderboard_cache_seconds)
         #: Quick-play tables still open: when their bots come, and the task that brings them.
         self.bots_at: dict[int, dt.datetime] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
@@ -77,10 +80,12 @@ class Social:
             if at is not None:
                 self.schedule_bots(int(table_id), at)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         for task in self._timers.values():
             task.cancel()
         self._timers.clear()
+        if self.reader is not self.hub.engine:
+            await self.reader.dispose()
 
     # --- the bus ------------------------------------------------------------------------------------
     def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
@@ -428,10 +433,13 @@ async def profile(player_id: PlayerId, hub: HubDep) -> ProfileOut:
         account = await db.get(Account, player_id)
         if account is None:
             raise HTTPException(404, "no such player")
-        stats = await history.stats_of(db, player_id)
-        per = (await db.execute(
-            select(Result.ruleset, func.count(), func.sum(case((Result.outcome == "win", 1), else_=0)))
-            .where(Result.account_id == player_id).group_by(Result.ruleset))).all()
+        outcomes = await history.outcomes_of(db, player_id)
+        stats = await history.stats_of(db, player_id, outcomes)
+        per: dict[str, dict[str, int]] = {}
+        for (ruleset, outcome), n in sorted(outcomes.items()):
+            tally = per.setdefault(ruleset, {"games": 0, "wins": 0})
+            tally["games"] += n
+            tally["wins"] += n if outcome == "win" else 0
         recent = await history.games_of(db, player_id, 10, 0)
     eg = stats["egyptian"]
     average = stats["average_score"]
@@ -442,7 +450,7 @@ async def profile(player_id: PlayerId, hub: HubDep) -> ProfileOut:
                        wins=eg["wins"], draws=eg["draws"], losses=eg["losses"]),
         games=stats["games"], wins=stats["wins"], make_rate=stats["make_rate"],
         average_score=None if average is None else round(float(average), 1),
-        by_ruleset={r: {"games": int(n), "wins": int(w or 0)} for r, n, w in per},
+        by_ruleset=per,
         recent=[RecentGame(**g, replay=f"/api/tables/{g['table_id']}/record",
                            chat=f"/api/tables/{g['table_id']}/chat") for g in recent])
 
