@@ -10,12 +10,14 @@ server's own functions and a fresh session each (as a request does):
 
 * ``leaderboard_sql``: one page of a leaderboard straight from the database (the SQL, no kept ranking), by
   win rate and by level points;
-* ``leaderboard_page``: a page as the route serves it (the ranking kept for a minute, see
-  ``leaderboard.Boards``; its first request computes the ranking, which is the page's max);
+* ``leaderboard_page``: a page as the route serves it once its ranking is kept (see
+  ``leaderboard.Boards``: computed by the same SQL without a limit, kept a minute, refreshed in the
+  background); ``leaderboard_rankings_computed_s`` is what computing both rankings took;
 * ``profile``: the profile of a random player who played (stats, per-ruleset counts, the ten latest games);
 * ``history``: the history page (20 games) of a random player who played.
 
-p50/p99/max in milliseconds, and the query plans of the leaderboard and the history. Loopback only; every
+p50/p99/max in milliseconds, the query plans, and a CPU canary before and after (wall time over CPU time
+of a fixed piece of work: 1.0 on a quiet machine). Loopback only; every
 phase is bounded by --requests.
 """
 
@@ -87,6 +89,15 @@ async def seed(url: str, players: int, games: int, rng: random.Random) -> float:
     return time.perf_counter() - started
 
 
+def canary() -> dict[str, float]:
+    """A fixed piece of pure-Python work: its wall time over its CPU time says how much of a core this
+    process got (1.0 on a quiet machine; 3.0: a third of a core)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    sum(i * i for i in range(2_000_000))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "wall_over_cpu": round(wall / cpu, 2)}
+
+
 def summary(samples: list[float]) -> dict[str, float]:
     ms = sorted(s * 1000 for s in samples)
     return {"n": len(ms), "p50": round(statistics.median(ms), 2),
@@ -97,7 +108,7 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
     engine = make_engine(url)
     session = sessionmaker(engine)
     reader = reader_engine(engine)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"canary_before": canary()}
     async with session() as db:  # profiles and histories of players who played, not of empty accounts
         played = list((await db.scalars(select(Result.account_id).distinct())).all())
 
@@ -115,7 +126,11 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
                 await leaderboard(db, "egyptian", by, 50, rng.randrange(0, 200))  # type: ignore[arg-type]
 
         await timed(f"leaderboard_sql_{by}", max(5, requests // 20), sql_page)
-    boards = Boards(sessionmaker(reader), 60.0)
+    boards = Boards(sessionmaker(reader), 600.0)
+    started = time.perf_counter()
+    for by in ("winrate", "level"):  # what a page costs once a ranking is kept (computing one: above)
+        await boards.page("egyptian", by, 50, 0)  # type: ignore[arg-type]
+    out["leaderboard_rankings_computed_s"] = round(time.perf_counter() - started, 2)
 
     async def kept_page() -> None:
         await boards.page("egyptian", rng.choice(("winrate", "level")), 50, rng.randrange(0, 500))  # type: ignore[arg-type]
@@ -154,6 +169,7 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
         out["window_rows_egyptian"] = int((await conn.execute(text(
             "SELECT count(*) FROM results WHERE ruleset = 'egyptian' AND finished_at >= :since"),
             {"since": since})).scalar() or 0)
+    out["canary_after"] = canary()
     if reader is not engine:
         await reader.dispose()
     await engine.dispose()
