@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, select, text
+from sqlalchemy import DateTime, bindparam, insert, select, text
 
 from estimation.server.db import make_engine, migrate, sessionmaker
 from estimation.server.history import games_of, outcomes_of, stats_of
@@ -151,11 +151,11 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
             await games_of(db, rng.choice(played), 20, 0)
 
     await timed("history", requests, history)
-    since = (utcnow() - dt.timedelta(days=30)).isoformat(sep=" ")
+    since = utcnow() - dt.timedelta(days=30)
     async with engine.connect() as conn:
         explain = "EXPLAIN QUERY PLAN" if engine.dialect.name == "sqlite" else "EXPLAIN"
         plans = {}
-        ranking = str(window_query("egyptian", utcnow() - dt.timedelta(days=30), "winrate").compile(
+        ranking = str(window_query("egyptian", since, "winrate").compile(
             engine.sync_engine, compile_kwargs={"literal_binds": True}))
         for name, sql in (
                 ("leaderboard", ranking),
@@ -167,8 +167,8 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
             plans[name] = [str(r[-1]) for r in rows]
         out["plans"] = plans
         out["window_rows_egyptian"] = int((await conn.execute(text(
-            "SELECT count(*) FROM results WHERE ruleset = 'egyptian' AND finished_at >= :since"),
-            {"since": since})).scalar() or 0)
+            "SELECT count(*) FROM results WHERE ruleset = 'egyptian' AND finished_at >= :since")
+            .bindparams(bindparam("since", type_=DateTime)), {"since": since})).scalar() or 0)
     out["canary_after"] = canary()
     if reader is not engine:
         await reader.dispose()
