@@ -277,4 +277,5 @@ def save_record(game: Game, path: Path) -> None:
 
 
 from . import cli_bots  # noqa: E402,F401
+from . import cli_moderator as _cli_moderator  # noqa: E402,F401
 from . import cli_server as _cli_server  # noqa: E402,F401

@@ -190,6 +190,11 @@ def test_the_lobby_socket_pushes_table_changes(server: ServerProcess) -> None:
             await next_about(lambda m: m["type"] == "pong")
             await ws.send(json.dumps({"type": "nope"}))
             assert (await next_about(lambda m: m["type"] == "error"))["code"] == "unknown_type"
+            for raw, code in ((b"\x00binary", "bad_message"), ("not json", "bad_json"),
+                              ("[" * 5000, "bad_message"),
+                              (json.dumps({"type": "hello", "token": 5}), "bad_message")):
+                await ws.send(raw)
+                assert (await next_about(lambda m: m["type"] == "error"))["code"] == code, raw
             for api in (a, b):
                 api.ok(api.post(f"/api/tables/{tid}/leave"))
             # Two leavers: bots play on to the end, and the table leaves the lobby.
@@ -297,8 +302,13 @@ def test_a_declined_rematch_is_recorded_and_announced(server: ServerProcess) -> 
     made = a.ok(a.post(f"/api/tables/{tid}/rematch"))
     state = b.ok(b.post(f"/api/tables/{tid}/rematch/decline"))
     assert {p["account_id"]: p["reply"] for p in state["players"]} == {a.id: "accept", b.id: "decline"}
-    # a, still at the open rematch, seats bots in the declined seat.
-    started = a.ok(a.post(f"/api/tables/{made['table']['id']}/bots"))
+    # a leaves the rematch too: nobody is left, it is abandoned, and asking again makes a new one.
+    a.ok(a.post(f"/api/tables/{made['table']['id']}/leave"))
+    remade = a.ok(a.post(f"/api/tables/{tid}/rematch"))
+    assert remade["created"] and remade["table"]["id"] != made["table"]["id"]
+    assert {p["account_id"]: p["reply"] for p in remade["rematch"]["players"]} == {a.id: "accept", b.id: None}
+    # a, at the open rematch, seats bots in b's seat.
+    started = a.ok(a.post(f"/api/tables/{remade['table']['id']}/bots"))
     assert started["status"] == "playing"
 
 

@@ -18,8 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from estimation.server.bus import LOBBY, InMemoryBus, table_topic, user_topic
 from estimation.server.chat import PHRASES, ChatError, ChatLimiter, clean_text
 from estimation.server.db import make_engine, migrate, sessionmaker
-from estimation.server.leaderboard import DAYS, MIN_GAMES, leaderboard
-from estimation.server.models import Account, Result, Table
+from estimation.server.leaderboard import DAYS, MIN_GAMES, Boards, leaderboard, window_query
+from estimation.server.models import Account, Result, Table, utcnow
 
 # --- the bus ------------------------------------------------------------------------------------------
 
@@ -126,7 +126,7 @@ players_strategy = st.lists(st.sampled_from(["account", "guest", "deleted"]), mi
                             max_size=PLAYERS)
 
 
-async def _seed(engine: AsyncEngine, kinds: list[str], rows: list[Row]) -> None:
+async def _seed(engine: AsyncEngine, kinds: list[str], rows: list[Row], now: dt.datetime = NOW) -> None:
     session = sessionmaker(engine)
     async with session() as db, db.begin():
         for model in (Result, Table, Account):
@@ -147,7 +147,7 @@ async def _seed(engine: AsyncEngine, kinds: list[str], rows: list[Row]) -> None:
             db.add(Result(table_id=i // 4 + 1, seat=i % 4, account_id=player + 1, ruleset=ruleset,
                           length="standard", total=0, place=1 if outcome != "loss" else 3, outcome=outcome,
                           left=left, rounds=18, made=9, coins=0,
-                          finished_at=NOW - dt.timedelta(days=days)))
+                          finished_at=now - dt.timedelta(days=days)))
 
 
 def recount(kinds: list[str], rows: list[Row], ruleset: str, by: str) -> list[tuple[int, int, int, int]]:
@@ -192,20 +192,66 @@ def test_the_leaderboard_sql_matches_a_python_recount(engine_loop: tuple[AsyncEn
 
 
 def test_the_leaderboard_reads_the_index(engine_loop: tuple[AsyncEngine, Any]) -> None:
-    """The plan of the window's scan names the (ruleset, finished_at, ...) index on both databases."""
+    """The plan of the ranking's own query scans the (ruleset, finished_at, ...) index on both databases."""
     engine, loop = engine_loop
+    query = window_query("egyptian", NOW - dt.timedelta(days=DAYS), "winrate")
+    sql = str(query.compile(engine.sync_engine, compile_kwargs={"literal_binds": True}))
 
     async def go() -> str:
         async with engine.connect() as conn:
             if engine.dialect.name == "sqlite":
-                plan = (await conn.execute(text(
-                    "EXPLAIN QUERY PLAN SELECT account_id, count(*) FROM results WHERE ruleset = 'egyptian' "
-                    "AND finished_at >= '2025-01-01' GROUP BY account_id"))).all()
+                plan = (await conn.execute(text(f"EXPLAIN QUERY PLAN {sql}"))).all()
                 return " ".join(str(r[-1]) for r in plan)
             await conn.execute(text("SET enable_seqscan = off"))
-            plan = (await conn.execute(text(
-                "EXPLAIN SELECT account_id, count(*) FROM results WHERE ruleset = 'egyptian' "
-                "AND finished_at >= '2025-01-01' GROUP BY account_id"))).all()
+            plan = (await conn.execute(text(f"EXPLAIN {sql}"))).all()
             return " ".join(str(r[0]) for r in plan)
 
-    assert "ix_results_ruleset_finished" in loop.run_until_complete(go())
+    plan = loop.run_until_complete(go())
+    assert "ix_results_ruleset_finished" in plan, plan
+
+
+def test_kept_rankings_serve_pages_and_refresh_in_the_background(
+        engine_loop: tuple[AsyncEngine, Any]) -> None:
+    engine, loop = engine_loop
+    clock = [0.0]
+    boards = Boards(sessionmaker(engine), 60.0, clock=lambda: clock[0])
+    kinds = ["account"] * PLAYERS
+    first = [(p, "egyptian", "win" if p % 2 else "loss", False, 1.0)
+             for p in range(PLAYERS) for _ in range(3)]
+
+    async def go() -> None:
+        await _seed(engine, kinds, first, now=utcnow())
+        page = await boards.page("egyptian", "level", 3, 2)
+        async with sessionmaker(engine)() as db:
+            fresh = await leaderboard(db, "egyptian", "level", 3, 2)
+        assert page["entries"] == fresh["entries"] and page["total"] == fresh["total"] == PLAYERS
+        await _seed(engine, kinds, first[:3], now=utcnow())  # only player 0's games remain
+        assert (await boards.page("egyptian", "level", 50, 0))["total"] == PLAYERS  # still the kept one
+        clock[0] = 61.0
+        assert (await boards.page("egyptian", "level", 50, 0))["total"] == PLAYERS  # stale, while refreshing
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if (await boards.page("egyptian", "level", 50, 0))["total"] == 1:
+                break
+        assert (await boards.page("egyptian", "level", 50, 0))["total"] == 1
+
+    loop.run_until_complete(go())
+
+
+def test_sqlite_rankings_are_read_off_the_event_loops_thread(tmp_path: Any) -> None:
+    """On a SQLite file the tables' statements run inline on the loop's thread; a ranking (a second's work
+    at a million games) is read through an engine of its own whose statements run in a thread."""
+    from estimation.server import Settings
+    from estimation.server.hub import Hub
+
+    async def main() -> None:
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"))
+        await hub.start()
+        try:
+            assert hub.social.reader is not hub.engine
+            page = await hub.social.boards.page("egyptian", "level", 10, 0)
+            assert page["entries"] == [] and page["total"] == 0
+        finally:
+            await hub.stop()
+
+    asyncio.run(main())

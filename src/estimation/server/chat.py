@@ -15,15 +15,18 @@ silence a player everywhere, and a silenced player cannot chat.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import time
 import unicodedata
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from .bus import Message, Subscription, table_topic, user_topic
 from .lobby import Creds, HubDep, Invite, Limit, Me, Offset, PlayerId, Strict, TableId, _account_id
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from .connection import Connection
     from .hub import Hub
 
+T = TypeVar("T")
 MAX_CHARS = 200
 Id = Annotated[int, Path(ge=1, le=2_147_483_647, description="An id.")]
 CHANNELS = ("players", "spectators")
@@ -116,28 +120,43 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
             text = clean_text(text)
         except ChatError as exc:
             raise TableError("bad_chat", str(exc)) from None
-    db = hub.session()
-    try:
+    async with hub.session() as db:
         account = await db.get(Account, account_id)
-        if account is None or account.deleted_at is not None:
-            raise TableError("unauthorized", "sign in again", 401)
-        if account.silenced:
-            raise TableError("silenced", "a moderator has silenced you: you cannot chat", 403)
-        wait = hub.social.chat_limiter.allow(account_id)
-        if wait > 0:
-            raise TableError("chat_rate_limited", f"too many chat messages: wait {wait:.1f} s", 429)
-        row = ChatMessage(table_id=table_id, account_id=account_id, seat=seat,
-                          channel="players" if seat is not None else "spectators", text=text, phrase=phrase,
-                          removed=False, created_at=utcnow())
-        name = account.name
-        async with hub.journal.writing():
-            db.add(row)
-            await db.commit()
-    finally:
-        await db.close()
-    message = message_out(row, name)
+    if account is None or account.deleted_at is not None:
+        raise TableError("unauthorized", "sign in again", 401)
+    if account.silenced:
+        raise TableError("silenced", "a moderator has silenced you: you cannot chat", 403)
+    wait = hub.social.chat_limiter.allow(account_id)
+    if wait > 0:
+        raise TableError("chat_rate_limited", f"too many chat messages: wait {wait:.1f} s", 429)
+    row = ChatMessage(table_id=table_id, account_id=account_id, seat=seat,
+                      channel="players" if seat is not None else "spectators", text=text, phrase=phrase,
+                      removed=False, created_at=utcnow())
+
+    async def add(db: AsyncSession) -> None:
+        db.add(row)
+
+    await write(hub, add)
+    message = message_out(row, account.name)
     hub.bus.publish(table_topic(table_id), message)
     return message
+
+
+async def write(hub: Hub, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    """A short write transaction of its own, in SQLite's writers' turn (``Journal.writing``).
+
+    Reads go before it, in a session of their own: a SQLite transaction that read, then waited for the
+    turn while another writer committed, could no longer write (its snapshot is stale). This one reads
+    nothing before its first write, and nothing in it waits once the turn is taken."""
+    db = hub.session()
+    try:
+        await db.connection()
+        async with hub.journal.writing():
+            out = await work(db)
+            await db.commit()
+        return out
+    finally:
+        await db.close()
 
 
 async def muted_by(hub: Hub, account_id: int) -> set[int]:
@@ -340,16 +359,18 @@ async def report(message_id: Id, body: ReportIn, hub: HubDep, me: Me, response: 
             raise HTTPException(422, "you cannot report your own message")
         existing = await db.scalar(select(ChatReport.id).where(ChatReport.message_id == message_id,
                                                                ChatReport.reporter_id == me.id))
-        if existing is None:
-            try:
-                async with hub.journal.writing():
-                    row = ChatReport(message_id=message_id, reporter_id=me.id, reason=reason, resolved=False,
-                                     created_at=utcnow())
-                    db.add(row)
-                    await db.commit()
-                return ReportOut(id=row.id, message_id=message_id)
-            except IntegrityError:
-                await db.rollback()
+    if existing is None:
+        row = ChatReport(message_id=message_id, reporter_id=me.id, reason=reason, resolved=False,
+                         created_at=utcnow())
+
+        async def add(db: AsyncSession) -> None:
+            db.add(row)
+
+        try:
+            await write(hub, add)
+            return ReportOut(id=row.id, message_id=message_id)
+        except IntegrityError:  # the same report, at the same moment
+            async with hub.session() as db:
                 existing = await db.scalar(select(ChatReport.id).where(
                     ChatReport.message_id == message_id, ChatReport.reporter_id == me.id))
     response.status_code = 200
@@ -378,12 +399,16 @@ async def set_mutes(body: MutesIn, hub: HubDep, me: Me) -> MutesOut:
         known = set((await db.scalars(select(Account.id).where(Account.id.in_(wanted)))).all()) if wanted \
             else set()
         have = set((await db.scalars(select(Mute.muted_id).where(Mute.account_id == me.id))).all())
-        async with hub.journal.writing():
-            for gone in have - known:
-                await db.delete(await db.get(Mute, (me.id, gone)))
-            for new in known - have:
-                db.add(Mute(account_id=me.id, muted_id=new, created_at=utcnow()))
-            await db.commit()
+
+    async def replace(db: AsyncSession) -> None:
+        if have - known:
+            await db.execute(delete(Mute).where(Mute.account_id == me.id, Mute.muted_id.in_(have - known)))
+        for new in known - have:
+            db.add(Mute(account_id=me.id, muted_id=new, created_at=utcnow()))
+
+    # The same change from another device at the same moment: theirs stands.
+    with contextlib.suppress(IntegrityError):
+        await write(hub, replace)
     hub.bus.publish(user_topic(me.id), {"type": "mutes", "muted": sorted(known)})
     return await _mutes_out(hub, me.id)
 
@@ -420,11 +445,13 @@ async def reports(hub: HubDep, me: Me, resolved: bool = False, limit: Limit = 50
 async def resolve_report(report_id: Id, hub: HubDep, me: Me) -> dict[str, Any]:
     """Mark a report handled."""
     _moderator(me)
-    async with hub.session() as db, hub.journal.writing():
+
+    async def resolve(db: AsyncSession) -> int:
         done = await db.execute(update(ChatReport).where(ChatReport.id == report_id)
                                 .values(resolved=True).execution_options(synchronize_session=False))
-        await db.commit()
-    if done.rowcount != 1:  # type: ignore[attr-defined]
+        return int(done.rowcount)  # type: ignore[attr-defined]
+
+    if await write(hub, resolve) != 1:
         raise HTTPException(404, "no such report")
     return {"id": report_id, "resolved": True}
 
@@ -436,15 +463,17 @@ async def remove_message(message_id: Id, hub: HubDep, me: Me) -> Response:
     get ``chat_removed``."""
     _moderator(me)
     async with hub.session() as db:
-        message = await db.get(ChatMessage, message_id)
-        if message is None:
-            raise HTTPException(404, "no such message")
-        table_id = message.table_id
-        async with hub.journal.writing():
-            message.removed = True
-            await db.execute(update(ChatReport).where(ChatReport.message_id == message_id)
-                             .values(resolved=True).execution_options(synchronize_session=False))
-            await db.commit()
+        table_id = await db.scalar(select(ChatMessage.table_id).where(ChatMessage.id == message_id))
+    if table_id is None:
+        raise HTTPException(404, "no such message")
+
+    async def remove(db: AsyncSession) -> None:
+        await db.execute(update(ChatMessage).where(ChatMessage.id == message_id).values(removed=True)
+                         .execution_options(synchronize_session=False))
+        await db.execute(update(ChatReport).where(ChatReport.message_id == message_id)
+                         .values(resolved=True).execution_options(synchronize_session=False))
+
+    await write(hub, remove)
     hub.bus.publish(table_topic(table_id), {"type": "chat_removed", "table_id": table_id, "id": message_id})
     return Response(status_code=204)
 
@@ -457,12 +486,14 @@ async def silence(player_id: PlayerId, body: SilenceIn, hub: HubDep, me: Me) -> 
     _moderator(me)
     async with hub.session() as db:
         account = await db.get(Account, player_id)
-        if account is None:
-            raise HTTPException(404, "no such player")
-        async with hub.journal.writing():
-            account.silenced = body.silenced
-            await db.commit()
-        out = ModeratedOut(id=account.id, name=account.name, silenced=account.silenced,
-                           moderator=account.moderator)
+    if account is None:
+        raise HTTPException(404, "no such player")
+
+    async def flag(db: AsyncSession) -> None:
+        await db.execute(update(Account).where(Account.id == player_id).values(silenced=body.silenced)
+                         .execution_options(synchronize_session=False))
+
+    await write(hub, flag)
+    out = ModeratedOut(id=account.id, name=account.name, silenced=body.silenced, moderator=account.moderator)
     hub.bus.publish(user_topic(player_id), {"type": "silenced", "silenced": body.silenced})
     return out

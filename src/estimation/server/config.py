@@ -95,6 +95,9 @@ class Settings:
     keep_alive_seconds: int = 5
     #: How often expired sessions are deleted and their sockets closed.
     session_sweep_seconds: float = 60.0
+    #: A leaderboard's whole ranking is kept this long and pages are served from it (0: every page is a
+    #: query); an older one is still served while a new one is computed.
+    leaderboard_cache_seconds: float = 60.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -132,5 +135,7 @@ class Settings:
             max_body_bytes=_int("ESTIMATION_MAX_BODY_BYTES", cls.max_body_bytes),
             keep_alive_seconds=_int("ESTIMATION_KEEP_ALIVE_SECONDS", cls.keep_alive_seconds),
             session_sweep_seconds=_float("ESTIMATION_SESSION_SWEEP_SECONDS", cls.session_sweep_seconds),
+            leaderboard_cache_seconds=_float("ESTIMATION_LEADERBOARD_CACHE_SECONDS",
+                                             cls.leaderboard_cache_seconds),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

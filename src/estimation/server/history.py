@@ -61,7 +61,18 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
              "finished_at": r.finished_at.isoformat() + "Z"} for r in rows]
 
 
-async def stats_of(db: AsyncSession, account_id: int, private: bool = False) -> dict[str, Any]:
+async def outcomes_of(db: AsyncSession, account_id: int, private: bool = False) -> dict[tuple[str, str], int]:
+    """(ruleset, outcome) -> games, in one query over the player's own rows (an account index): filtering on
+    the ruleset too would let a database scan every game of that ruleset by the leaderboards' index. Games at
+    private tables count only with ``private`` (as in ``games_of``)."""
+    rows = (await db.execute(select(Result.ruleset, Result.outcome, func.count())
+                             .where(results_of(account_id, private))
+                             .group_by(Result.ruleset, Result.outcome))).all()
+    return {(str(r), str(o)): int(n) for r, o, n in rows}
+
+
+async def stats_of(db: AsyncSession, account_id: int, private: bool = False,
+                   outcomes: dict[tuple[str, str], int] | None = None) -> dict[str, Any]:
     """A player's stats; games at private tables count only with ``private`` (as in ``games_of``)."""
     theirs = results_of(account_id, private)
     row = (await db.execute(select(
@@ -69,15 +80,15 @@ async def stats_of(db: AsyncSession, account_id: int, private: bool = False) -> 
         func.coalesce(func.sum(Result.made), 0),
     ).where(theirs))).one()
     games, total, rounds, made = (int(x) for x in row)
-    wins = int(await db.scalar(select(func.count()).select_from(Result).where(
-        theirs, Result.outcome == "win")) or 0)
+    if outcomes is None:
+        outcomes = await outcomes_of(db, account_id, private)
+    wins = sum(n for (_r, o), n in outcomes.items() if o == "win")
     egyptian: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
     points = 0
-    for outcome_name, n in (await db.execute(
-            select(Result.outcome, func.count()).where(theirs, Result.ruleset == "egyptian")
-            .group_by(Result.outcome))).all():
-        egyptian[outcome_name] += int(n)
-        points += LEVEL_POINTS[outcome_name] * int(n)  # a leaver's loss pays 4 too (egyptian ruling 9)
+    for (ruleset, outcome_name), n in outcomes.items():
+        if ruleset == "egyptian":
+            egyptian[outcome_name] += n
+            points += LEVEL_POINTS[outcome_name] * n  # a leaver's loss pays 4 too (egyptian ruling 9)
     return {
         "games": games,
         "wins": wins,

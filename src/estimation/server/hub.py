@@ -127,7 +127,7 @@ class Hub:
                     async with runtime.lock:
                         pass
         self.runtimes.clear()
-        self.social.stop()
+        await self.social.stop()
         await self.bus.stop()
         self.hints.stop()
         self.hashing.shutdown()

@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 
 from ..rulesets import RULESETS
 from ..rulesets.egyptian import BADGE_WINS
 from . import history
 from .bus import LOBBY, table_topic, user_topic
 from .chat import ChatLimiter
+from .db import sessionmaker
+from .leaderboard import Boards, reader_engine
 from .lobby import (
     Creds,
     GameOut,
@@ -36,7 +38,7 @@ from .lobby import (
     _not_seated_elsewhere,
     _table_out,
 )
-from .models import Account, RematchReply, Result, Seat, Table, utcnow
+from .models import Account, RematchReply, Seat, Table, utcnow
 from .tables import TableError, no_such_table
 
 if TYPE_CHECKING:
@@ -72,6 +74,9 @@ class Social:
         self.hub = hub
         settings = hub.settings
         self.chat_limiter = ChatLimiter(settings.chat_rate_per_second, settings.chat_burst)
+        #: Rankings are read through an engine that never runs a statement on the event loop's thread.
+        self.reader = reader_engine(hub.engine)
+        self.boards = Boards(sessionmaker(self.reader), settings.leaderboard_cache_seconds)
         #: Quick-play tables still open: when their bots come, and the task that brings them.
         self.bots_at: dict[int, dt.datetime] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
@@ -87,10 +92,12 @@ class Social:
             if at is not None:
                 self.schedule_bots(int(table_id), at)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         for task in self._timers.values():
             task.cancel()
         self._timers.clear()
+        if self.reader is not self.hub.engine:
+            await self.reader.dispose()
 
     # --- the bus ------------------------------------------------------------------------------------
     def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
@@ -226,19 +233,26 @@ class Social:
         async with self._rematch.setdefault(table_id, asyncio.Lock()):
             async with self.hub.session() as db:
                 new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-            if new_id is None:
+                gone = new_id is not None and await db.scalar(
+                    select(Table.status).where(Table.id == new_id)) == "abandoned"
+            if gone:  # nobody came to the last one (or it was closed unfilled): a new rematch, new answers
+                async with self.hub.session() as db, db.begin():
+                    await db.execute(delete(RematchReply).where(RematchReply.table_id == table_id))
+            if new_id is None or gone:
                 await _not_seated_elsewhere(self.hub, me.id, None)
                 bots = [s.seat for s in seats if s.is_bot and s.account_id is None]
                 runtime = await self.hub.create_table(
                     me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
                 async with self.hub.session() as db, db.begin():
                     won = await db.execute(update(Table)
-                                           .where(Table.id == table_id, Table.rematch_id.is_(None))
+                                           .where(Table.id == table_id, Table.rematch_id.is_not_distinct_from(
+                                               new_id))
                                            .values(rematch_id=runtime.id)
                                            .execution_options(synchronize_session=False))
-                    if won.rowcount != 1:  # type: ignore[attr-defined]  # another process made it first
+                    made = won.rowcount == 1  # type: ignore[attr-defined]
+                    if not made:  # another process made it first
                         new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-                if new_id is None:
+                if made:
                     new_id, created = runtime.id, True
                 else:
                     await runtime.abandon("a rematch was made elsewhere")
@@ -439,10 +453,13 @@ async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
         account = await db.get(Account, player_id)
         if account is None:
             raise HTTPException(404, "no such player")
-        stats = await history.stats_of(db, player_id, private=own)
-        per = (await db.execute(
-            select(Result.ruleset, func.count(), func.sum(case((Result.outcome == "win", 1), else_=0)))
-            .where(history.results_of(player_id, own)).group_by(Result.ruleset))).all()
+        outcomes = await history.outcomes_of(db, player_id, private=own)
+        stats = await history.stats_of(db, player_id, private=own, outcomes=outcomes)
+        per: dict[str, dict[str, int]] = {}
+        for (ruleset, outcome), n in sorted(outcomes.items()):
+            tally = per.setdefault(ruleset, {"games": 0, "wins": 0})
+            tally["games"] += n
+            tally["wins"] += n if outcome == "win" else 0
         recent = await history.games_of(db, player_id, 10, 0, private=own)
     eg = stats["egyptian"]
     average = stats["average_score"]
@@ -453,7 +470,7 @@ async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
                        wins=eg["wins"], draws=eg["draws"], losses=eg["losses"]),
         games=stats["games"], wins=stats["wins"], make_rate=stats["make_rate"],
         average_score=None if average is None else round(float(average), 1),
-        by_ruleset={r: {"games": int(n), "wins": int(w or 0)} for r, n, w in per},
+        by_ruleset=per,
         recent=[RecentGame(**g, replay=f"/api/tables/{g['table_id']}/record",
                            chat=f"/api/tables/{g['table_id']}/chat") for g in recent])
 

@@ -5,8 +5,9 @@ leaderboards and profiles read.
 - ``tables``: ``bots_at`` (a quick-play table: when bots take the empty seats), ``rematch_id`` (the table
   "Play again" made from this finished one).
 - ``chat_messages``, ``mutes``, ``chat_reports``, ``rematch_replies``: new.
-- ``results``: indexed by (ruleset, finished_at, account_id, outcome), which covers a leaderboard's 30-day
-  window, and by (account_id, finished_at) for a player's history and profile.
+- ``results``: indexed by (ruleset, finished_at, account_id, outcome, left), which covers a leaderboard's
+  30-day window, and by (account_id, finished_at, table_id) for a player's history (in its order) and
+  profile.
 
 Another branch adds a migration after 0002 too: whoever merges second re-chains ``down_revision``.
 
@@ -69,8 +70,8 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime, nullable=False),
     )
     op.create_index("ix_results_ruleset_finished", "results",
-                    ["ruleset", "finished_at", "account_id", "outcome"])
-    op.create_index("ix_results_account_finished", "results", ["account_id", "finished_at"])
+                    ["ruleset", "finished_at", "account_id", "outcome", "left"])
+    op.create_index("ix_results_account_finished", "results", ["account_id", "finished_at", "table_id"])
 
 
 def downgrade() -> None:
