@@ -76,6 +76,11 @@ export class TablePage {
     document.addEventListener("keydown", this.onKey);
     this.onVisible = () => this.renderTitle();
     document.addEventListener("visibilitychange", this.onVisible);
+    // The browser knows before the socket does: say so at once, and reconnect as soon as it is back.
+    this.onOffline = () => { this.status = t("reconnecting"); this.renderStatus(); if (this.ws) this.ws.close(); };
+    this.onOnline = () => { clearTimeout(this.timer); this.retries = 0; if (!this.ws || this.ws.readyState > 1) this.connect(); };
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
     this.ticker = setInterval(() => this.tick(), 250);
     this.render();
     this.connect();
@@ -85,6 +90,8 @@ export class TablePage {
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
     clearInterval(this.ticker);
     clearTimeout(this.timer);
     if (this.ws) this.ws.close();
@@ -235,6 +242,12 @@ export class TablePage {
         const msg = this.queue.shift();
         const prev = this.shown;
         const done = this.shownVersion === msg.version - 1 ? completedTrick(prev, msg.view, msg.events) : null;
+        if (!done && this.queue.length && !completedTrick(msg.view, this.queue[0].view, this.queue[0].events)) {
+          // A newer update is already waiting and nothing is to be shown in between: draw only that one.
+          this.shown = msg.view;
+          this.shownVersion = msg.version;
+          continue;
+        }
         if (done && !this.closed) {
           const pause = settings().pause;
           this.shown = msg.view;
@@ -479,7 +492,7 @@ export class TablePage {
     const panel = h("div", { class: "actions", id: "actions" },
       h("p", { class: "clock-warning", id: "clock-warning", role: "alert", hidden: true }));
     const me = this.seat;
-    if (me !== null && this.table && this.table.seats[me] && this.table.seats[me].away) {
+    if (me !== null && !v.over && this.table && this.table.seats[me] && this.table.seats[me].away) {
       panel.append(h("p", { class: "away-note", id: "away-note" }, t("you_away"), " ",
         h("button", { type: "button", id: "back-btn", onclick: () => this.send({ type: "back" }) }, t("back_btn"))));
     }
@@ -598,12 +611,18 @@ export class TablePage {
   checkRoundEnd() {
     const v = this.shown;
     if (!v) return;
-    if (this.seenResults === null) { this.seenResults = v.results.length; if (v.over) this.matchEnd(); return; }
+    if (this.seenResults === null) { this.seenResults = v.results.length; if (v.over) this.showEnd(); return; }
     if (v.results.length > this.seenResults) {
       this.seenResults = v.results.length;
-      if (v.over) this.matchEnd();
+      if (v.over) this.showEnd();
       else this.roundEnd();
-    }
+    } else if (v.over) this.showEnd(); // ended with no round scored: a leaver ended an egyptian match
+  }
+
+  showEnd() {
+    if (this.endShown) return;
+    this.endShown = true;
+    this.matchEnd();
   }
 
   roundEnd() {
