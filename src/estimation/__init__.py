@@ -33,9 +33,11 @@ def new_game(
     length: str | None = None,
     seed: int | str | None = None,
     players: list[str] | tuple[str, ...] | None = None,
+    partners: bool = False,
 ) -> Game:
-    """A new match; ``length`` None is the ruleset's default, ``seed`` None a fresh random seed."""
-    return Game(get_ruleset(ruleset), length, seed=seed, players=players)
+    """A new match; ``length`` None is the ruleset's default, ``seed`` None a fresh random seed;
+    ``partners``: seats 0+2 play against 1+3, standings by side (RULES.md, Partnerships)."""
+    return Game(get_ruleset(ruleset), length, seed=seed, players=players, partners=partners)
 
 
 __all__ = [

@@ -109,6 +109,39 @@ def build_result(game: Game, facts: RoundFacts) -> RoundResult:
     ))
 
 
+#: The two sides of a partnership game (RULES.md, Partnerships): partners sit opposite.
+SIDES: tuple[tuple[int, int], tuple[int, int]] = ((0, 2), (1, 3))
+
+
+def side_totals(totals: list[int] | tuple[int, ...]) -> tuple[int, int]:
+    """Each side's total: the sum of its two seats' totals."""
+    return totals[0] + totals[2], totals[1] + totals[3]
+
+
+def side_places(totals: list[int] | tuple[int, ...], leaver: int | None = None) -> list[int]:
+    """The two sides' places: the higher total 1st, level totals both 1st; a leaver's side is 2nd (egyptian)
+    whatever the totals."""
+    if leaver is not None:
+        return [2, 1] if leaver in SIDES[0] else [1, 2]
+    a, b = side_totals(totals)
+    return [1, 1] if a == b else [1, 2] if a > b else [2, 1]
+
+
+def standings(totals: list[int] | tuple[int, ...], partners: bool, leaver: int | None = None) -> list[int]:
+    """Each seat's place: by competition ranking, or with partners its side's place."""
+    if partners:
+        by_side = side_places(totals, leaver)
+        return [by_side[0], by_side[1], by_side[0], by_side[1]]
+    return placements(totals, leaver)
+
+
+def outcomes(places: list[int], partners: bool, leavers: set[int] | frozenset[int] = frozenset()) -> list[str]:
+    """``win``, ``draw`` or ``loss`` per seat from its place: a lone first place (a side's, with partners)
+    wins, a shared first place draws, anything else loses, and a leaver always loses."""
+    shared = places.count(1) == 4 if partners else places.count(1) > 1
+    return ["loss" if s in leavers or places[s] != 1 else "draw" if shared else "win" for s in range(4)]
+
+
 def placements(totals: list[int] | tuple[int, ...], leaver: int | None = None) -> list[int]:
     """Competition ranking (40, 40, 12, -3 -> 1, 1, 3, 4).
 
