@@ -135,7 +135,8 @@ def standings(totals: list[int] | tuple[int, ...], partners: bool, leaver: int |
     return placements(totals, leaver)
 
 
-def outcomes(places: list[int], partners: bool, leavers: set[int] | frozenset[int] = frozenset()) -> list[str]:
+def outcomes(places: list[int], partners: bool,
+             leavers: set[int] | frozenset[int] = frozenset()) -> list[str]:
     """``win``, ``draw`` or ``loss`` per seat from its place: a lone first place (a side's, with partners)
     wins, a shared first place draws, anything else loses, and a leaver always loses."""
     shared = places.count(1) == 4 if partners else places.count(1) > 1

@@ -19,7 +19,8 @@ def test_the_turn_clock_travels_with_the_table(server: ServerProcess) -> None:
         snap = await p.connect()
         view = snap["view"]
         if view["to_move"] != 0:
-            snap = await p.until(lambda m: m.get("view") is not None and m["view"]["to_move"] == 0, timeout=30)
+            snap = await p.until(lambda m: m.get("view") is not None and m["view"]["to_move"] == 0,
+                                 timeout=30)
         clock = snap["table"]["clock"]
         # A human's turn: the seat, the clock's length and what is left of it (a duration, not a time of day).
         assert clock["seat"] == 0 and clock["seconds"] == 30

@@ -273,27 +273,40 @@ class Ruleset:
         return game.kind
 
     # --- a round typed by hand (the calculator) -------------------------------------------------------
+    #: The kind of a typed round given only whether it had a Call (called, not called); None where that
+    #: does not decide it and the kind must be said.
+    typed_defaults: ClassVar[tuple[str | None, str | None]] = (None, None)
+
     def default_kind(self, called: bool) -> str | None:
-        """The kind of a typed round given only whether it had a Call; None when that does not decide it."""
-        called_kinds = [k for k in self.round_kinds if k in self.called_kinds]
-        others = [k for k in self.round_kinds if k not in self.called_kinds]
-        pool = called_kinds if called else others
-        return pool[0] if len(pool) == 1 else None
+        """The kind of a typed round given only whether it had a Call, or None when that does not decide."""
+        return self.typed_defaults[0 if called else 1]
 
-    def estimate_order(self, kind: str, caller: int | None, dash_seats: frozenset[int],
-                       with_seats: frozenset[int], order: tuple[int, ...]) -> tuple[int, ...] | None:
-        """The order the seats must have estimated in for a typed round, or None when any order will do.
+    def check_typed_round(self, kind: str, caller: int | None, dash_seats: frozenset[int],
+                          joined: frozenset[int], order: tuple[int, ...]) -> None:
+        """Raise ``ValueError`` saying why a typed round's declarations could not have happened.
 
-        The base: in a round with a Call, every other seat but the offer's takers, from the seat after the
-        Caller; otherwise any order of every seat but the offer's takers."""
+        ``caller`` is given in a round of :attr:`called_kinds` (None otherwise), ``dash_seats`` took the
+        offer, ``joined`` bid With, ``order`` is who estimated, in order. The base: in a round with a Call
+        every other seat but the offer's takers estimates, from the seat after the Caller; otherwise the
+        order is free."""
         if caller is None:
-            return None
-        return tuple(s for s in ((caller + i) & 3 for i in (1, 2, 3)) if s not in dash_seats)
+            return
+        expected = tuple(s for s in ((caller + i) & 3 for i in (1, 2, 3)) if s not in dash_seats)
+        if order != expected:
+            raise ValueError("the others estimate from the seat after the Caller, skipping Dash seats: seats "
+                             f"{', '.join(map(str, expected))} in that order")
 
-    def typed_with_seats(self, kind: str, estimates: tuple[int, ...], caller: int,
-                         order: tuple[int, ...], joined: frozenset[int], number: int) -> frozenset[int]:
-        """The seats scored as With in a typed round: by default every other estimator on the Caller's
-        number (``joined``, seats that bid With, is for rulesets that have that bid)."""
+    def typed_caller(self, kind: str, estimates: tuple[int, ...], order: tuple[int, ...]) -> int | None:
+        """The Caller of a typed round without a Call: the highest estimate, ties to the earliest."""
+        best = max(estimates[s] for s in order)
+        return next(s for s in order if estimates[s] == best)
+
+    def typed_with_seats(self, estimates: tuple[int, ...], caller: int | None, order: tuple[int, ...],
+                         joined: frozenset[int]) -> frozenset[int]:
+        """The seats scored as With in a typed round: every other estimator on the Caller's number
+        (``joined``, the seats that bid With, is for rulesets that have that bid)."""
+        if caller is None:
+            return frozenset()
         return frozenset(s for s in order if s != caller and estimates[s] == estimates[caller])
 
     #: Whether a seat can join the standing bid (``with``): the calculator asks for those seats only then.

@@ -68,6 +68,7 @@ class Egyptian(Ruleset):
         "offer": Verb.DASH, "decline": Verb.NODASH, "auction": Verb.BID, "join": Verb.WITH,
         "pass": Verb.PASS, "declare": Verb.DECLARE, "estimate": Verb.EST, "play": Verb.PLAY}
     round_kinds: ClassVar[tuple[str, ...]] = ("auction", "speed", "nobid")
+    typed_defaults: ClassVar[tuple[str | None, str | None]] = ("auction", "nobid")
     called_kinds: ClassVar[frozenset[str]] = frozenset({"auction", "speed"})
     risk_levels: ClassVar[int] = 1
     # The Dash's value is on the dash_call line, headed Dash: it is not a Dash Call.
@@ -85,8 +86,8 @@ class Egyptian(Ruleset):
 
     @staticmethod
     def _decl(game: Game) -> EgyptianDeclarations:
-        decl: EgyptianDeclarations = game.decl  # type: ignore[assignment]
-        return decl
+        """The deal's declaration state, which this ruleset made (``declaration_state``)."""
+        return game.decl  # type: ignore[return-value]
 
     def begin_auction(self, game: Game) -> None:
         game.phase = Phase.AUCTION
@@ -237,6 +238,34 @@ class Egyptian(Ruleset):
             return "an egyptian estimate names no trump"
         assert action.number is not None
         return self.explain_estimate(game, action.number)
+
+    # --- a round typed by hand ------------------------------------------------------------------------
+    def check_typed_round(self, kind: str, caller: int | None, dash_seats: frozenset[int],
+                          joined: frozenset[int], order: tuple[int, ...]) -> None:
+        """With seats estimate first, then the others, each from the seat after the Caller; nobody bid:
+        in seat order from the dealer, Dash seats skipped."""
+        if caller is None:
+            ring = [s for s in range(4) if s not in dash_seats]
+            start = ring.index(order[0])
+            if list(order) != ring[start:] + ring[:start]:
+                raise ValueError("in a round nobody bid on, estimates go in seat order from the dealer")
+            return
+        after = [(caller + i) & 3 for i in range(1, 4)]
+        expected = tuple(s for s in after if s in joined) + tuple(
+            s for s in after if s not in joined and s not in dash_seats)
+        if order != expected:
+            raise ValueError("the others estimate With seats first, then the others, skipping Dash seats: "
+                             f"seats {', '.join(map(str, expected))} in that order")
+
+    def typed_caller(self, kind: str, estimates: tuple[int, ...], order: tuple[int, ...]) -> int | None:
+        return None  # the one kind without a Call is nobid: nobody called
+
+    def typed_with_seats(self, estimates: tuple[int, ...], caller: int | None, order: tuple[int, ...],
+                         joined: frozenset[int]) -> frozenset[int]:
+        """Only a seat that bid With, on the declared number (ruling E1)."""
+        if caller is None:
+            return frozenset()
+        return frozenset(s for s in joined if estimates[s] == estimates[caller])
 
     # --- what is public ----------------------------------------------------------------------------------
     def public_declarations(self, game: Game) -> PublicDeclarations:

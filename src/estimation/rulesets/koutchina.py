@@ -65,6 +65,11 @@ class AuctionState(Declarations):
         self.super_call: tuple[int, int, Trump] | None = None
 
 
+def _state(game: Game) -> AuctionState:
+    """The deal's declaration state, which this ruleset made (``declaration_state``)."""
+    return game.decl  # type: ignore[return-value]
+
+
 def fixed_rounds() -> tuple[RoundSpec, ...]:
     return tuple(RoundSpec("fixed", t) for t in FIXED_TRUMPS)
 
@@ -90,6 +95,7 @@ class Koutchina(Ruleset):
         "offer": Verb.DASHCALL, "decline": Verb.NODASH, "auction": Verb.CALL, "pass": Verb.PASS,
         "estimate": Verb.EST, "play": Verb.PLAY}
     round_kinds: ClassVar[tuple[str, ...]] = ("call", "fixed")
+    typed_defaults: ClassVar[tuple[str | None, str | None]] = ("call", None)
     called_kinds: ClassVar[frozenset[str]] = frozenset({"call"})
     risk_levels: ClassVar[int] = 3
     score_lines: ClassVar[dict[str, str]] = {
@@ -114,7 +120,7 @@ class Koutchina(Ruleset):
 
     def begin_auction(self, game: Game) -> None:
         game.phase = _AUCTION
-        decl: AuctionState = game.decl  # type: ignore[assignment]
+        decl = _state(game)
         dash_seats = decl.dash_seats
         decl.in_auction = [s not in dash_seats for s in _SEATS]
         game.turn = self._next_bidder(decl, game.dealer)
@@ -128,7 +134,7 @@ class Koutchina(Ruleset):
         return None
 
     def max_estimate(self, game: Game) -> int:
-        standing = game.decl.standing  # type: ignore[attr-defined]
+        standing = _state(game).standing
         return standing[0] if game.kind == "call" and standing else 13
 
     def legal_declarations(self, game: Game) -> tuple[Action, ...]:
@@ -138,7 +144,7 @@ class Koutchina(Ruleset):
         if phase is _DASH:
             return self.offer_actions(seat)
         if phase is _AUCTION:
-            standing = game.decl.standing  # type: ignore[attr-defined]
+            standing = _state(game).standing
             return AUCTION_ACTIONS[seat][_NEXT_CALL[standing[0], standing[1]] if standing else 0]
         return self._legal_estimates(game, seat)
 
@@ -162,7 +168,7 @@ class Koutchina(Ruleset):
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
-        decl: AuctionState = game.decl  # type: ignore[assignment]
+        decl = _state(game)
         # Most frequent first: a random auction makes more calls than anything else.
         if verb is _CALL:
             assert action.number is not None and action.trump is not None
@@ -210,7 +216,7 @@ class Koutchina(Ruleset):
         if game.kind == "fixed":
             best = max(game.estimates[s] or 0 for s in game.est_order)
             game.caller = next(s for s in game.est_order if game.estimates[s] == best)
-            super_call = game.decl.super_call  # type: ignore[attr-defined]
+            super_call = _state(game).super_call
             if super_call is not None:
                 game.trump = super_call[2]
         assert game.caller is not None
@@ -223,7 +229,7 @@ class Koutchina(Ruleset):
         if phase is Phase.DASH:
             return "the Dash Call is being offered: dashcall or nodash"
         if phase is Phase.AUCTION:
-            standing = game.decl.standing  # type: ignore[attr-defined]
+            standing = _state(game).standing
             if verb is Verb.CALL and standing is not None:
                 n, t, _ = standing
                 return f"{action.number}{action.trump} does not beat the standing call {n}{t}"
@@ -247,16 +253,23 @@ class Koutchina(Ruleset):
             return f"a Super Call needs an estimate of {self.super_call_min} or more"
         return self.explain_estimate(game, action.number)
 
+    # --- a round typed by hand ------------------------------------------------------------------------
+    def check_typed_round(self, kind: str, caller: int | None, dash_seats: frozenset[int],
+                          joined: frozenset[int], order: tuple[int, ...]) -> None:
+        if kind == "fixed" and dash_seats:
+            raise ValueError("a fixed round has no Dash Call")
+        super().check_typed_round(kind, caller, dash_seats, joined, order)
+
     # --- what is public ----------------------------------------------------------------------------------
     def public_declarations(self, game: Game) -> PublicDeclarations:
-        decl: AuctionState = game.decl  # type: ignore[assignment]
+        decl = _state(game)
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing)
 
     def trump_in_force(self, game: Game) -> Trump | None:
         """A fixed round's Super Call changes the trump the moment it is made, not when play starts: the
         seats still to estimate must know it. ``super_call`` is the running choice (highest number, ties to
         the earliest), the very trump the end of the estimates installs."""
-        super_call = game.decl.super_call  # type: ignore[attr-defined]
+        super_call = _state(game).super_call
         if game.phase is Phase.ESTIMATE and super_call is not None:
             return super_call[2]
         return super().trump_in_force(game)
@@ -300,7 +313,8 @@ class Koutchina(Ruleset):
         for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts):
             if seat in dash_calls:
                 out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
-                                     dash_call=sign * (25 if facts.total > 13 else 33), multiplier=multiplier))
+                                     dash_call=sign * (25 if facts.total > 13 else 33),
+                                     multiplier=multiplier))
                 continue
             if seat == caller:
                 role = "caller"

@@ -13,7 +13,8 @@ import concurrent.futures
 import multiprocessing
 from typing import Any
 
-#: The search's own time cap, as `estimation hint` has it (the strong bot's): the answer comes within about a second.
+#: The search's own time cap, as `estimation hint` has it (the strong bot's): the answer comes within about
+#: a second.
 HINT_SECONDS = 0.8
 #: Deals sampled per candidate (the strong bot's default); the time cap ends the search sooner if needed.
 HINT_SAMPLES = 64
