@@ -147,7 +147,8 @@ def _play(game: Game, bots: Sequence[object] | None = None, rng: random.Random |
 @pytest.mark.parametrize("length", ["short", "long"])
 def test_games_play_record_and_replay(length: str, partners: bool) -> None:
     for seed in range(4):
-        game = _play(estimation.new_game("toy", length, seed=seed, partners=partners), rng=random.Random(seed))
+        game = _play(estimation.new_game("toy", length, seed=seed, partners=partners),
+                     rng=random.Random(seed))
         assert len(game.round_results) == len(Toy.lengths[length])
         assert all(r.kind == "plain" and r.multiplier == 1 for r in game.round_results)
         for r in game.round_results:
