@@ -173,7 +173,8 @@ def test_ismcts_seat_plays_legal_moves_from_the_view_alone() -> None:
 
 
 # --- partnerships (RULES.md): the same checks with partners on -------------------------------------------
-SHORTEST = [(name, min(rules.lengths, key=lambda n: len(rules.lengths[n]))) for name, rules in RULESETS.items()]
+SHORTEST = [(name, min(rules.lengths, key=lambda n: len(rules.lengths[n])))
+            for name, rules in RULESETS.items()]
 
 
 @pytest.mark.parametrize(("ruleset", "length"), SHORTEST)
