@@ -54,7 +54,8 @@ def test_a_partnership_table_seats_partners_opposite(server: ServerProcess) -> N
     view = a.ok(a.get(f"/api/tables/{tid}/view"))["view"]
     assert view["partners"] is True and view["sides"]["seats"] == [[0, 2], [1, 3]]
     rulesets = {r["name"]: r for r in a.ok(a.get("/api/rulesets"))}
-    assert rulesets["egyptian"]["verbs"]["auction"] == "bid" and rulesets["koutchina"]["verbs"]["join"] is None
+    assert rulesets["egyptian"]["verbs"]["auction"] == "bid"
+    assert rulesets["koutchina"]["verbs"]["join"] is None
     assert rulesets["egyptian"]["offer_role"] == "dash" and rulesets["classic"]["risk_levels"] == 2
     for api in (a, b):
         api.ok(api.post(f"/api/tables/{tid}/leave"))  # bots play both seats on: a koutchina table goes on
