@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from .errors import EstimationError
 from .results import score_round, side_totals
-from .rulesets import get_ruleset
+from .rulesets import DEFAULT_RULESET, get_ruleset
 from .scoring import RoundFacts, SeatScore
 
 
@@ -39,7 +39,7 @@ def kinds_of(ruleset: str) -> tuple[str, ...]:
 
 def score_typed_round(
     *,
-    ruleset: str = "koutchina",
+    ruleset: str = DEFAULT_RULESET,
     kind: str,
     estimates: Sequence[tuple[int, int]],
     tricks: Sequence[int],

@@ -19,7 +19,7 @@ from .calculator import CalculatorError, is_saaydeh, next_multiplier, score_type
 from .errors import RecordError
 from .record import load_record, replay_summary
 from .results import SIDES
-from .rulesets import RULESETS, get_ruleset
+from .rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from .scoring import SeatScore
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def score(
         help="The round's kind, one of its ruleset's: " + "; ".join(
             f"{' or '.join(c.round_kinds)} ({name})" for name, c in RULESETS.items()) + ".")] = None,
     multiplier: Annotated[int, typer.Option(help="The round's multiplier: 1, 2 or 4.")] = 1,
-    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = DEFAULT_RULESET,
     partners: Annotated[bool, typer.Option(
         "--partners", help="A partnership game: also each side's round score (seats 0+2, 1+3).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
@@ -234,7 +234,7 @@ def _print_breakdown(result: tuple[SeatScore, ...], multiplier: int, lines: dict
 
 @app.command()
 def play(
-    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="The ruleset's length (default: its default).")] = None,
     bots: Annotated[str, typer.Option(help="The three opponents' level.")] = "random",
     seat: Annotated[int, typer.Option(min=0, max=3, help="Your seat, 0-3.")] = 0,

@@ -21,13 +21,14 @@ from rich.table import Table
 
 from .cli import _read_record, app
 from .errors import EstimationError, RecordError
+from .rulesets import DEFAULT_RULESET
 
 
 @app.command()
 def hint(
     record: Annotated[Path | None, typer.Argument(help="A record of a game in progress (default: a new "
                                                        "seeded game, see --seed and --advance).")] = None,
-    ruleset: Annotated[str, typer.Option(help="Ruleset of the new game.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help="Ruleset of the new game.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="Length of the new game.")] = None,
     seed: Annotated[int, typer.Option(help="Deal seed of the new game.")] = 1,
     advance: Annotated[int, typer.Option(help="Actions the heuristic bots make first in the new game.")] = 0,
@@ -92,7 +93,7 @@ def tournament(
                                                  "strong-seat, omniscient (LEVEL@N: N deals per "
                                                  "decision).")] = "strong",
     opponent: Annotated[str, typer.Option(help="The level of the three other seats.")] = "heuristic",
-    ruleset: Annotated[str, typer.Option(help="Ruleset.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help="Ruleset.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="Length (default: full for koutchina).")] = None,
     games: Annotated[int, typer.Option(min=1, help="Games (each one set of deals) per line-up.")] = 4,
     seed: Annotated[int, typer.Option(help="Base seed of the deals.")] = 1,

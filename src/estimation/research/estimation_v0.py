@@ -20,7 +20,7 @@ from pettingzoo.utils import wrappers
 
 from ..dealing import fresh_seed
 from ..game import Game
-from ..rulesets import RULESETS, get_ruleset
+from ..rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from .action_space import NUM_ACTIONS, action_index, index_action
 from .encoding import SIZE, encode_view
 
@@ -43,7 +43,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         "render_modes": list(RENDER_MODES), "name": "estimation_v0", "is_parallelizable": False,
     }
 
-    def __init__(self, ruleset: str = "koutchina", length: str | None = None,
+    def __init__(self, ruleset: str = DEFAULT_RULESET, length: str | None = None,
                  render_mode: str | None = None, partners: bool = False) -> None:
         super().__init__()
         if ruleset not in RULESETS:

@@ -21,13 +21,13 @@ import pyspiel
 
 from ..cards import DECK_SIZE
 from ..game import Game
-from ..rulesets import RULESETS, get_ruleset
+from ..rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from . import encoding
 from .action_space import NUM_ACTIONS, action_index, action_name, index_action
 from .sampling import redeal_hidden
 
 GAME_NAME: Final = "python_estimation"
-DEFAULT_PARAMS: Final[dict[str, Any]] = {"ruleset": "koutchina", "length": "", "single_round": False,
+DEFAULT_PARAMS: Final[dict[str, Any]] = {"ruleset": DEFAULT_RULESET, "length": "", "single_round": False,
                                          "partners": False}
 #: A loose bound on one round's score for one seat, multiplier included (koutchina x4: 4 x 73).
 ROUND_SCORE_BOUND: Final = 300
@@ -55,7 +55,7 @@ _GAME_TYPE: Final = pyspiel.GameType(
 
 
 def _settings(params: dict[str, Any]) -> tuple[str, str, bool, bool]:
-    ruleset = str(params.get("ruleset", "koutchina"))
+    ruleset = str(params.get("ruleset", DEFAULT_RULESET))
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
     length = str(params.get("length", "")) or RULESETS[ruleset].default_length

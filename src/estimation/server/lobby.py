@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..rulesets import RULESETS
+from ..rulesets import DEFAULT_RULESET, RULESETS
 from . import auth, history, wallets
 from .hub import Hub
 from .models import Account, LedgerEntry, Seat, Table
@@ -87,7 +87,7 @@ class SessionOut(BaseModel):
 
 
 class TableIn(Strict):
-    ruleset: Annotated[str, Field(max_length=32, examples=["koutchina"])] = "koutchina"
+    ruleset: Annotated[str, Field(max_length=32, examples=[DEFAULT_RULESET])] = DEFAULT_RULESET
     length: Annotated[str | None, Field(max_length=32, examples=["micro"])] = None
     stake: Annotated[int, Field(ge=0, le=1_000_000, description="Coins per staker; 0: not staked.")] = 0
     private: bool = Field(False, description="Private tables are not listed; joining needs the invite code.")

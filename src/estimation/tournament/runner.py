@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..rulesets import DEFAULT_RULESET
 from .lineup import GameResult, Job, check_level, play_job
 from .stats import Interval, LevelSummary, paired, seat_scores, summarise
 
@@ -18,7 +19,7 @@ from .stats import Interval, LevelSummary, paired, seat_scores, summarise
 class Config:
     candidates: list[str]
     opponent: str = "heuristic"
-    ruleset: str = "koutchina"
+    ruleset: str = DEFAULT_RULESET
     length: str | None = "full"
     games: int = 4
     seed: int = 1
