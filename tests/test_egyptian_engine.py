@@ -59,11 +59,11 @@ def test_with_joins_and_a_higher_bid_voids_it() -> None:
     game.apply(f"{first} bid 5H")
     second = game.to_move
     game.apply(f"{second} with")
-    assert game.with_seats == [second]
+    assert game.decl.with_seats == [second]
     third = game.to_move
     assert third not in (first, second)
     game.apply(f"{third} bid 6C")
-    assert game.with_seats == []  # voided, but still in the auction
+    assert game.decl.with_seats == []  # voided, but still in the auction
     fourth = game.to_move
     game.apply(f"{fourth} pass")
     # the turn comes back round to the seats whose With was voided (and the first bidder)
@@ -130,6 +130,10 @@ def test_level_points_win_draw_loss() -> None:
     assert level_points([1, 1, 3, 4]) == [10, 10, 4, 4]
     assert level_points([4, 1, 2, 3], leaver=0) == [4, 30, 4, 4]
     assert level_points([1, 2, 3, 4], leaver=0) == [4, 4, 4, 4]  # never a win, whatever the places
+    # Partners: by the side's place; a leaver's side is placed 2nd, and the leaver's loss pays 4 too.
+    assert level_points([1, 2, 1, 2], partners=True) == [30, 4, 30, 4]
+    assert level_points([1, 1, 1, 1], partners=True) == [10, 10, 10, 10]
+    assert level_points([2, 1, 2, 1], leaver=0, partners=True) == [4, 30, 4, 30]
 
 
 def test_egyptian_never_multiplies() -> None:

@@ -44,7 +44,7 @@ def check_state(game: Game) -> None:
     assert len(game.trick_log) <= 13
     assert sum(game.tricks_won) == len(game.trick_log)
     # Estimates: at most two seats on zero (Dash Calls count), never a total of 13.
-    zeros = len(game.dash_seats) + sum(
+    zeros = len(game.decl.dash_seats) + sum(
         1 for s in game.est_order[: game.est_pos] if game.estimates[s] == 0
     )
     assert zeros <= 2

@@ -115,6 +115,11 @@ def test_replay_legal(path):
     got = json.loads(res.stdout)
     for key in ("totals", "places", "complete"):
         assert got[key] == want[key], key
+    # RECORD.md: a partnership record adds `sides`; without partners there is no `sides` key.
+    if "sides" in want:
+        assert got["sides"] == want["sides"]
+    else:
+        assert "sides" not in got
     assert len(got["rounds"]) == len(want["rounds"])
     for g, w in zip(got["rounds"], want["rounds"], strict=True):
         for key in w:
@@ -290,8 +295,26 @@ def test_expectations_agree_with_the_rules(path):
         mult = ref_next(mult, w["saaydeh"])
     totals = [sum(r["scores"][s] for r in want["rounds"]) for s in range(4)]
     assert want["totals"] == totals
-    assert want["places"] == ref_places(totals)
+    if rec.get("partners"):
+        _check_sides(want, totals, leaver=None)
+    else:
+        assert want["places"] == ref_places(totals)
     assert want["complete"] == (len(want["rounds"]) == nrounds)
+
+
+def _check_sides(want: dict, totals: list[int], leaver: int | None) -> None:
+    """RULES.md Partnerships, RECORD.md `sides`: seats 0+2 against 1+3; a side's total is its two seats';
+    the higher side total is 1st, level sides are both 1st, and an egyptian leaver's side is 2nd whatever
+    its total; every seat takes its side's place."""
+    side_totals = [totals[0] + totals[2], totals[1] + totals[3]]
+    if leaver is not None:
+        side_places = [2, 1] if leaver % 2 == 0 else [1, 2]
+    elif side_totals[0] == side_totals[1]:
+        side_places = [1, 1]
+    else:
+        side_places = [1, 2] if side_totals[0] > side_totals[1] else [2, 1]
+    assert want["sides"] == {"seats": [[0, 2], [1, 3]], "totals": side_totals, "places": side_places}
+    assert want["places"] == [side_places[s % 2] for s in range(4)]
 
 
 def _check_egyptian(rec: dict, want: dict) -> None:
@@ -356,5 +379,8 @@ def _check_egyptian(rec: dict, want: dict) -> None:
     ended = rec.get("ended")
     leaver = ended["seat"] if ended else None
     assert want["totals"] == totals
-    assert want["places"] == egyptian_ref.places(totals, leaver)
+    if rec.get("partners"):
+        _check_sides(want, totals, leaver)
+    else:
+        assert want["places"] == egyptian_ref.places(totals, leaver)
     assert want["complete"] == (len(want["rounds"]) == nrounds and not ended)

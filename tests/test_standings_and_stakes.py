@@ -1,4 +1,4 @@
-"""Placement with ties (ruling 10) and the stake split (ruling 11)."""
+"""Placement with ties (ruling 10), the stake split (ruling 11), and both by side with partners."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 import estimation
 from estimation import placements, split_pot
+from estimation.results import outcomes, side_places, standings
+from estimation.stakes import split_pot_by_side
 
 
 def test_competition_ranking_from_the_ruling() -> None:
@@ -106,3 +108,63 @@ def test_a_finished_game_refuses_every_action() -> None:
     for action in CANDIDATES[:50]:
         with pytest.raises(estimation.GameOverError):
             game.apply(action)
+
+
+# --- partnerships (RULES.md, Partnerships) -----------------------------------------------------------------
+
+
+def test_side_standings() -> None:
+    # Seats 0+2 against 1+3: 40 + 12 = 52 against 40 - 3 = 37.
+    assert side_places([40, 40, 12, -3]) == [1, 2]
+    assert standings([40, 40, 12, -3], partners=True) == [1, 2, 1, 2]
+    assert standings([10, 5, 0, 5], partners=True) == [1, 1, 1, 1]  # level sides both 1st
+    # An egyptian leaver's side is 2nd whatever its total.
+    assert standings([40, 40, 12, -3], partners=True, leaver=2) == [2, 1, 2, 1]
+    assert outcomes([1, 2, 1, 2], partners=True) == ["win", "loss", "win", "loss"]
+    assert outcomes([1, 1, 1, 1], partners=True) == ["draw"] * 4
+    assert outcomes([1, 2, 1, 2], partners=True, leavers=frozenset({0})) == ["loss", "loss", "win", "loss"]
+    assert outcomes([1, 1, 3, 4], partners=False) == ["draw", "draw", "loss", "loss"]
+
+
+def test_a_partnership_game_keeps_every_seat_score_and_ranks_by_side() -> None:
+    import random
+
+    alone = estimation.new_game("classic", seed=5)
+    paired = estimation.new_game("classic", seed=5, partners=True)
+    rng = random.Random(5)
+    while not alone.is_over:
+        action = rng.choice(alone.legal_actions())
+        alone.apply(action)
+        paired.apply(action)
+    assert paired.totals == alone.totals and paired.round_results == alone.round_results
+    a, b = alone.totals[0] + alone.totals[2], alone.totals[1] + alone.totals[3]
+    assert paired.sides == {"seats": [[0, 2], [1, 3]], "totals": [a, b],
+                            "places": [1, 1] if a == b else [1, 2] if a > b else [2, 1]}
+    assert alone.sides is None and "sides" not in estimation.replay_summary(alone)
+
+
+def test_partnership_pot_by_side() -> None:
+    # The winning side's stakers share the whole pot evenly; the leftover coin to the lower seat.
+    assert split_pot_by_side(5, [0, 1, 2], [1, 2]) == {0: 8, 1: 0, 2: 7}
+    assert split_pot_by_side(5, [0, 1, 2, 3], [2, 1]) == {0: 0, 1: 10, 2: 0, 3: 10}
+    # Level sides: every staker shares; P1: every coin left over to the lowest seat sharing.
+    assert split_pot_by_side(5, [0, 1, 2, 3], [1, 1], leavers=[3]) == {0: 8, 1: 6, 2: 6, 3: 0}
+    # The winners' only staker left: the pot goes to the other side's stakers who stayed.
+    assert split_pot_by_side(10, [0, 1], [1, 2], leavers=[0]) == {0: 0, 1: 20}
+    # One staker in all: refunded; every staker left: each gets the stake back.
+    assert split_pot_by_side(10, [3], [1, 2]) == {3: 10}
+    assert split_pot_by_side(10, [0, 1], [1, 2], leavers=[0, 1]) == {0: 10, 1: 10}
+    with pytest.raises(ValueError):
+        split_pot_by_side(10, [0, 1], [1, 2], leavers=[2])
+
+
+@given(st.integers(0, 500), st.sets(st.integers(0, 3)), st.sampled_from([[1, 2], [2, 1], [1, 1]]),
+       st.sets(st.integers(0, 3)))
+def test_a_partnership_pot_is_paid_exactly(stake: int, stakers: set[int], sides: list[int],
+                                           leaving: set[int]) -> None:
+    leavers = leaving & stakers
+    paid = split_pot_by_side(stake, stakers, sides, leavers)
+    assert set(paid) == stakers and sum(paid.values()) == stake * len(stakers)
+    assert all(v >= 0 for v in paid.values())
+    if len(stakers) > 1 and stakers - leavers:
+        assert all(paid[s] == 0 for s in leavers)

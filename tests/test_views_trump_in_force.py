@@ -151,7 +151,8 @@ def test_the_trump_shown_while_estimating_is_the_trump_play_starts_with(case: tu
         view = game.view(None)
         if view["phase"] == "estimate":
             assert view["trump"] is not None  # the trump is always known once estimates begin
-            best = game.super_call[0] if game.super_call is not None else 0
+            super_call = getattr(game.decl, "super_call", None)  # koutchina's and classic's declarations
+            best = super_call[0] if super_call is not None else 0
             pending.append((view["trump"], len(game.actions), best))
         elif view["phase"] == "play":
             played = str(game.trump)

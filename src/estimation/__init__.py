@@ -21,7 +21,7 @@ from .errors import (
 from .game import Game
 from .record import load_record, replay_summary
 from .results import RoundResult, placements
-from .rulesets import RULESETS, Phase, get_ruleset
+from .rulesets import DEFAULT_RULESET, RULESETS, Phase, get_ruleset
 from .scoring import RoundFacts, SeatScore
 from .stakes import split_pot
 
@@ -29,13 +29,15 @@ __version__ = "0.1.0"
 
 
 def new_game(
-    ruleset: str = "koutchina",
+    ruleset: str = DEFAULT_RULESET,
     length: str | None = None,
     seed: int | str | None = None,
     players: list[str] | tuple[str, ...] | None = None,
+    partners: bool = False,
 ) -> Game:
-    """A new match; ``length`` None is the ruleset's default, ``seed`` None a fresh random seed."""
-    return Game(get_ruleset(ruleset), length, seed=seed, players=players)
+    """A new match; ``length`` None is the ruleset's default, ``seed`` None a fresh random seed;
+    ``partners``: seats 0+2 play against 1+3, standings by side (RULES.md, Partnerships)."""
+    return Game(get_ruleset(ruleset), length, seed=seed, players=players, partners=partners)
 
 
 __all__ = [

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .errors import EstimationError
-from .results import score_round
-from .rulesets import get_ruleset
+from .results import score_round, side_totals
+from .rulesets import DEFAULT_RULESET, get_ruleset
 from .scoring import RoundFacts, SeatScore
 
 
@@ -32,13 +32,14 @@ class CalculatorError(EstimationError):
     """The round as typed could not have happened."""
 
 
-KINDS = {"koutchina": ("call", "fixed"), "classic": ("call", "fixed"),
-         "egyptian": ("auction", "speed", "nobid")}
+def kinds_of(ruleset: str) -> tuple[str, ...]:
+    """The round kinds a typed round of ``ruleset`` may be (the ruleset's own list)."""
+    return get_ruleset(ruleset).round_kinds
 
 
 def score_typed_round(
     *,
-    ruleset: str = "koutchina",
+    ruleset: str = DEFAULT_RULESET,
     kind: str,
     estimates: Sequence[tuple[int, int]],
     tricks: Sequence[int],
@@ -51,12 +52,16 @@ def score_typed_round(
 
     ``estimates``: (seat, estimate) in the order they were made (the last is the Risk bearer), without
     the Caller and the Dash Callers. ``caller``: (seat, number) of the Call (egyptian: the declared
-    number); in a fixed round the Caller is worked out (the highest estimate, ties to the earliest).
-    ``dash_calls``: seats that Dash Called (egyptian: took the Dash). ``with_seats``: egyptian seats
-    that bid With on the winning bid.
+    number) in a round of one of the ruleset's ``called_kinds``; in any other round the Caller is worked
+    out (the highest estimate, ties to the earliest). ``dash_calls``: seats that took the offer to sit
+    out on zero (a Dash Call; egyptian: the Dash). ``with_seats``: seats that bid With on the winning bid,
+    in a ruleset that has that bid.
+
+    What differs by ruleset (its kinds, the order the seats estimate in, who counts as With) is asked of
+    the ruleset; nothing here tests a ruleset's name.
     """
     rules = get_ruleset(ruleset)
-    kinds = KINDS.get(ruleset, ("call", "fixed"))
+    kinds = rules.round_kinds
     if kind not in kinds:
         raise CalculatorError(f"a {ruleset} round is {' or '.join(kinds)}, not {kind!r}")
     if len(tricks) != 4 or any(not 0 <= t <= 13 for t in tricks):
@@ -66,13 +71,14 @@ def score_typed_round(
     allowed = (1, 2, 4) if rules.saaydeh else (1,)
     if multiplier not in allowed:
         raise CalculatorError(f"the multiplier is {', '.join(map(str, allowed))}")
-    egyptian = ruleset == "egyptian"
     dash = frozenset(dash_calls)
     joined = frozenset(with_seats)
-    if len(dash) != len(dash_calls) or len(dash) > 2:
+    if len(dash) != len(dash_calls) or len(dash) > rules.max_zeros:
         raise CalculatorError("at most two seats take the Dash offer, each once")
-    if joined and not egyptian:
-        raise CalculatorError("only an egyptian round has With bids")
+    if dash and not rules.verb_roles.get("offer"):
+        raise CalculatorError(f"a {ruleset} round has no Dash offer")
+    if joined and not rules.has_with_bids:
+        raise CalculatorError(f"a {ruleset} round has no With bids (only rulesets with a `with` bid do)")
     if joined & dash:
         raise CalculatorError("a Dash seat takes no part in the auction")
     order = tuple(seat for seat, _ in estimates)
@@ -81,7 +87,7 @@ def score_typed_round(
     by_seat: dict[int, int] = {s: 0 for s in dash}
     top = 13
     caller_seat: int | None = None
-    if kind in ("call", "auction", "speed"):
+    if kind in rules.called_kinds:
         if caller is None:
             raise CalculatorError("this round needs the Caller and the Call's number (--call SEAT:NUMBER)")
         caller_seat, top = caller
@@ -90,26 +96,15 @@ def score_typed_round(
         if caller_seat in dash or caller_seat in joined:
             raise CalculatorError("the Caller neither takes the Dash nor bids With")
         by_seat[caller_seat] = top
-        after = [(caller_seat + i) % 4 for i in range(1, 4)]
-        expected = tuple(s for s in after if s in joined) + tuple(
-            s for s in after if s not in joined and s not in dash)
-        if order != expected:
-            who = "With seats first, then the others" if egyptian else "from the seat after the Caller"
-            raise CalculatorError(f"the others estimate {who}, skipping Dash seats: seats "
-                                  f"{', '.join(map(str, expected))} in that order")
     else:
         if caller is not None or joined:
             raise CalculatorError(f"a {kind} round has no Call")
-        if kind == "fixed" and dash:
-            raise CalculatorError("a fixed round has no Dash Call")
         if sorted(order + tuple(dash)) != [0, 1, 2, 3]:
             raise CalculatorError("every seat but the Dash seats estimates, once each")
-        if kind == "nobid":
-            # From the dealer in seat order, Dash seats skipped.
-            ring = [s for s in range(4) if s not in dash]
-            start = ring.index(order[0])
-            if list(order) != ring[start:] + ring[:start]:
-                raise CalculatorError("in a round nobody bid on, estimates go in seat order from the dealer")
+    try:
+        rules.check_typed_round(kind, caller_seat, dash, joined, order)
+    except ValueError as exc:
+        raise CalculatorError(str(exc)) from None
     for seat, est in estimates:
         if not 0 <= est <= top:
             raise CalculatorError(f"seat {seat}'s estimate {est} is outside 0-{top}")
@@ -119,16 +114,17 @@ def score_typed_round(
     values = tuple(by_seat[s] for s in range(4))
     if sum(values) == 13:
         raise CalculatorError("the estimates total 13, which the last estimator may never allow")
-    if sum(1 for v in values if v == 0) > 2:
+    if sum(1 for v in values if v == 0) > rules.max_zeros:
         raise CalculatorError("three seats on zero: at most two (Dash Calls and Dashes together)")
-    if kind == "fixed":
-        best = max(values)
-        caller_seat = next(s for s in order if by_seat[s] == best)
-    if egyptian:
-        withs = frozenset(s for s in joined if by_seat[s] == top)
-    else:
-        assert caller_seat is not None
-        withs = frozenset(s for s in order if s != caller_seat and by_seat[s] == values[caller_seat])
-    facts = RoundFacts(kind=kind, estimates=values, tricks=tuple(tricks), order=order,
-                       caller=caller_seat, dash_calls=dash, multiplier=multiplier, with_seats=withs)
+    if caller_seat is None:
+        caller_seat = rules.typed_caller(kind, values, order)
+    withs = rules.typed_with_seats(values, caller_seat, order, joined)
+    facts = RoundFacts(kind=kind, estimates=values, tricks=tuple(tricks), order=order, caller=caller_seat,
+                       dash_calls=dash, multiplier=multiplier, with_seats=withs)
     return score_round(rules, facts)[0]
+
+
+def side_scores(scores: Sequence[SeatScore]) -> list[int]:
+    """A round's score for each side of a partnership game (seats 0+2, 1+3): the sum of its seats'."""
+    by_seat = [s.score for s in sorted(scores, key=lambda s: s.seat)]
+    return list(side_totals(by_seat))

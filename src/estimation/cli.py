@@ -15,10 +15,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .calculator import CalculatorError, is_saaydeh, next_multiplier, score_typed_round
+from .calculator import CalculatorError, is_saaydeh, next_multiplier, score_typed_round, side_scores
 from .errors import RecordError
 from .record import load_record, replay_summary
-from .rulesets import RULESETS
+from .results import SIDES
+from .rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from .scoring import SeatScore
 
 if TYPE_CHECKING:
@@ -69,6 +70,11 @@ def replay(
     _print_score_sheet(game.players, summary)
 
 
+def _side_name(players: tuple[str, ...] | list[str], side: int) -> str:
+    a, b = SIDES[side]
+    return f"{players[a]} & {players[b]}"
+
+
 def _print_score_sheet(players: tuple[str, ...], summary: dict[str, Any]) -> None:
     console = _console()
     table = Table(title="Score sheet", show_lines=False)
@@ -91,10 +97,16 @@ def _print_score_sheet(players: tuple[str, ...], summary: dict[str, Any]) -> Non
         table.add_row(str(r["round"]), kind, r["trump"], str(r["multiplier"]), *cells)
     console.print(table)
     places = summary["places"]
-    standings = sorted(range(4), key=lambda s: places[s])
     console.print("Final standings:" if summary["complete"] else "Standings so far (game in progress):")
-    for s in standings:
-        console.print(f"  {places[s]}. {players[s]}  {summary['totals'][s]}")
+    sides = summary.get("sides")
+    if sides is not None:  # partners: standings by side, each seat's total beside it
+        for side in sorted(range(2), key=lambda i: sides["places"][i]):
+            a, b = sides["seats"][side]
+            console.print(f"  {sides['places'][side]}. {_side_name(players, side)}  {sides['totals'][side]} "
+                          f"({players[a]} {summary['totals'][a]}, {players[b]} {summary['totals'][b]})")
+    else:
+        for s in sorted(range(4), key=lambda s: places[s]):
+            console.print(f"  {places[s]}. {players[s]}  {summary['totals'][s]}")
     console.print("Cells: estimate/tricks (x = missed), round score = running total; * the Caller.")
 
 
@@ -126,19 +138,25 @@ def score(
     call: Annotated[str | None, typer.Option(
         help="The Call in a call round as SEAT:NUMBER, e.g. '1:7'. Leave out for a fixed round.")] = None,
     dash_call: Annotated[list[int] | None, typer.Option(
-        "--dash-call", "--dash", help="A seat that Dash Called (egyptian: took the Dash); repeat for two.")
+        "--dash-call", "--dash", help="A seat that took the offer to sit out on zero (a Dash Call; egyptian: "
+                                      "the Dash); repeat for two.")
     ] = None,
     with_seat: Annotated[list[int] | None, typer.Option(
-        "--with", help="egyptian: a seat that bid With on the winning bid (repeat).")] = None,
+        "--with", help="A seat that bid With on the winning bid, in a ruleset with that bid (egyptian); "
+                       "repeat.")] = None,
     fixed: Annotated[bool, typer.Option("--fixed", help="A fixed round (no Call): --kind fixed.")] = False,
     kind: Annotated[str | None, typer.Option(
-        help="call or fixed (koutchina, classic); auction, speed or nobid (egyptian).")] = None,
+        help="The round's kind, one of its ruleset's: " + "; ".join(
+            f"{' or '.join(c.round_kinds)} ({name})" for name, c in RULESETS.items()) + ".")] = None,
     multiplier: Annotated[int, typer.Option(help="The round's multiplier: 1, 2 or 4.")] = 1,
-    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = DEFAULT_RULESET,
+    partners: Annotated[bool, typer.Option(
+        "--partners", help="A partnership game: also each side's round score (seats 0+2, 1+3).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Score one round played with real cards, with each seat's breakdown."""
+    """Score one round played with real cards, with each seat's breakdown (and each side's, --partners)."""
     try:
+        rules = get_ruleset(ruleset)
         caller = None
         if call is not None:
             pairs = _parse_pairs(call, "--call")
@@ -146,13 +164,16 @@ def score(
                 raise CalculatorError("--call is one SEAT:NUMBER, e.g. 1:7")
             caller = pairs[0]
         if kind is None:
-            if ruleset == "egyptian":
-                kind = "auction" if caller is not None else "nobid"
+            if fixed:
+                if caller is not None:
+                    raise CalculatorError("give --call SEAT:NUMBER for a call round, or --fixed for a fixed "
+                                          "round, not both")
+                kind = "fixed"
             else:
-                if fixed == (caller is not None):
-                    raise CalculatorError(
-                        "give --call SEAT:NUMBER for a call round, or --fixed for a fixed round")
-                kind = "fixed" if fixed else "call"
+                kind = rules.default_kind(caller is not None)
+                if kind is None:
+                    raise CalculatorError("give --call SEAT:NUMBER for a call round, or --fixed for a fixed "
+                                          "round (or --kind)")
         result = score_typed_round(
             ruleset=ruleset, kind=kind,
             estimates=_parse_pairs(estimates, "--estimates"), tricks=_parse_ints(tricks, "--tricks"),
@@ -161,10 +182,20 @@ def score(
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
     if as_json:
-        print(json.dumps([s.to_dict() for s in result]))
+        lines = [s.to_dict() for s in result]
+        if partners:  # the seats' lines as always, and each side's round score beside them
+            print(json.dumps({"seats": lines, "sides": {"seats": [list(side) for side in SIDES],
+                                                        "scores": side_scores(result)}}))
+        else:
+            print(json.dumps(lines))
         return
-    _print_breakdown(result, multiplier, saaydeh_next=next_multiplier(ruleset, multiplier, result)
+    _print_breakdown(result, multiplier, rules.score_lines,
+                     saaydeh_next=next_multiplier(ruleset, multiplier, result)
                      if is_saaydeh(ruleset, result) else None)
+    if partners:
+        a, b = side_scores(result)
+        _console().print(f"Sides: seats 0+2 {a:+d}, seats 1+3 {b:+d} (a side's round score is the sum of its "
+                         "two seats').")
 
 
 def _console() -> Console:
@@ -172,25 +203,30 @@ def _console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=120)
 
 
-def _print_breakdown(result: tuple[SeatScore, ...], multiplier: int, saaydeh_next: int | None = None) -> None:
-    """The breakdown table; ``saaydeh_next``: the next round's multiplier when this round is a Sa'aydeh.
+#: What each score sheet heading means (the legend under the table).
+_LINE_MEANINGS = {"C/W": "Caller or With", "Only": "only winner/loser", "Risk": "the last estimator's Risk",
+                  "DCall": "Dash Call", "Dash": "Dash (a Dash seat, or a plain Dash Under)"}
+
+
+def _print_breakdown(result: tuple[SeatScore, ...], multiplier: int, lines: dict[str, str],
+                     saaydeh_next: int | None = None) -> None:
+    """The breakdown table, with the score sheet lines the ruleset uses (``lines``: field -> heading);
+    ``saaydeh_next``: the next round's multiplier when this round is a Sa'aydeh.
 
     A Sa'aydeh is scored times 0, and a bare "x 0" column reads like a typing mistake: the title and
     a closing line name it and say what it does to the next round.
     """
     table = Table(title="Round score" + (" — Sa'aydeh" if saaydeh_next is not None else ""))
-    for col in ("Seat", "Role", "Est", "Won", "Made", "Base", "C/W", "Only", "Risk",
-                "DCall", "Dash", "Sum", "x", "Score"):
+    for col in ("Seat", "Role", "Est", "Won", "Made", *lines.values(), "Sum", "x", "Score"):
         table.add_column(col, justify="left" if col in ("Role", "Made") else "right")
     for s in result:
         table.add_row(str(s.seat), s.role, str(s.estimate), str(s.tricks), "yes" if s.made else "no",
-                      *(f"{v:+d}" for v in (s.base, s.caller_with, s.only, s.risk, s.dash_call,
-                                            s.dash, s.subtotal)),
+                      *(f"{getattr(s, field):+d}" for field in lines), f"{s.subtotal:+d}",
                       str(s.multiplier), f"{s.score:+d}")
     console = _console()
     console.print(table)
-    console.print("C/W: Caller or With; Only: only winner/loser; DCall: Dash Call; Dash: plain Dash "
-                    "(classic, Under);\nSum x multiplier = Score.")
+    legend = "; ".join(f"{h}: {_LINE_MEANINGS[h]}" for h in lines.values() if h in _LINE_MEANINGS)
+    console.print(f"{legend};\nSum x multiplier = Score.")
     if saaydeh_next is not None:
         console.print(f"Sa'aydeh: all four seats missed, so nobody scores this round (its x{multiplier} "
                       f"becomes x0); the next round counts x{saaydeh_next}.")
@@ -198,7 +234,7 @@ def _print_breakdown(result: tuple[SeatScore, ...], multiplier: int, saaydeh_nex
 
 @app.command()
 def play(
-    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(RULESETS)}.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="The ruleset's length (default: its default).")] = None,
     bots: Annotated[str, typer.Option(help="The three opponents' level.")] = "random",
     seat: Annotated[int, typer.Option(min=0, max=3, help="Your seat, 0-3.")] = 0,
@@ -207,17 +243,19 @@ def play(
     save: Annotated[Path | None, typer.Option(
         help="Keep the game's record here, rewritten after every move (so `estimation hint FILE` works "
              "on the game in progress).")] = None,
+    partners: Annotated[bool, typer.Option(
+        "--partners", help="Play in partnership: you and the bot opposite (seat+2) against the other two.")
+    ] = False,
 ) -> None:
     """Play a game in the terminal against three bots."""
     from .bots import make_bot
     from .game import Game
     from .play_terminal import TerminalGame
-    from .rulesets import get_ruleset
 
     try:
         players = [bot_name(s) for s in range(4)]
         players[seat] = name
-        game = Game(get_ruleset(ruleset), length, seed=seed, players=players)
+        game = Game(get_ruleset(ruleset), length, seed=seed, players=players, partners=partners)
         opponents = {s: make_bot(bots, None if seed is None else seed * 4 + s) for s in range(4) if s != seat}
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -21,13 +21,14 @@ from rich.table import Table
 
 from .cli import _read_record, app
 from .errors import EstimationError, RecordError
+from .rulesets import DEFAULT_RULESET
 
 
 @app.command()
 def hint(
     record: Annotated[Path | None, typer.Argument(help="A record of a game in progress (default: a new "
                                                        "seeded game, see --seed and --advance).")] = None,
-    ruleset: Annotated[str, typer.Option(help="Ruleset of the new game.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help="Ruleset of the new game.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="Length of the new game.")] = None,
     seed: Annotated[int, typer.Option(help="Deal seed of the new game.")] = 1,
     advance: Annotated[int, typer.Option(help="Actions the heuristic bots make first in the new game.")] = 0,
@@ -89,15 +90,19 @@ def hint(
 def tournament(
     candidates: Annotated[str, typer.Option(help="Comma-separated levels rotated through the seats: random, "
                                                  "heuristic, strong, strong-noevidence, strong-random, "
-                                                 "omniscient (LEVEL@N: N deals per decision).")] = "strong",
+                                                 "strong-seat, omniscient (LEVEL@N: N deals per "
+                                                 "decision).")] = "strong",
     opponent: Annotated[str, typer.Option(help="The level of the three other seats.")] = "heuristic",
-    ruleset: Annotated[str, typer.Option(help="Ruleset.")] = "koutchina",
+    ruleset: Annotated[str, typer.Option(help="Ruleset.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="Length (default: full for koutchina).")] = None,
     games: Annotated[int, typer.Option(min=1, help="Games (each one set of deals) per line-up.")] = 4,
     seed: Annotated[int, typer.Option(help="Base seed of the deals.")] = 1,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     out: Annotated[Path, typer.Option(help="Folder for records, results.json and scores.png.")] = Path(
         "tournament-out"),
+    partners: Annotated[bool, typer.Option(
+        "--partners", help="Partnership games: each candidate holds a side (seats s and s+2) against two "
+                           "opponents; scores are side scores.")] = False,
 ) -> None:
     """Duplicate tournament: each candidate in every seat vs three opponents, on the same deals."""
     from .rulesets import get_ruleset
@@ -110,7 +115,7 @@ def tournament(
             length = "full" if "full" in rs.lengths else rs.default_length
         config = Config(candidates=[c.strip() for c in candidates.split(",") if c.strip()],
                         opponent=opponent, ruleset=ruleset, length=length, games=games, seed=seed,
-                        workers=workers, out=out)
+                        workers=workers, out=out, partners=partners)
         total = len(make_jobs(config))
         console = Console(highlight=False, width=max(140, Console().width))
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -125,15 +130,17 @@ def tournament(
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
+    where = ("both sides (partners; side scores)" if partners else "all 4 seats")
     table = Table(title=f"Duplicate: {ruleset} {length}, {report.rounds} rounds ({games} games), "
-                        f"each candidate in all 4 seats vs 3 x {opponent}")
+                        f"each candidate in {where} vs {2 if partners else 3} x {opponent}")
     for col in ("level", "mean/round", f"diff vs {opponent} (95% CI)", "make rate", "Dash Calls made",
                 "decision p50", "p95", "max"):
         table.add_column(col, justify="left" if col == "level" else "right")
     for s in [report.baseline, *report.levels]:
         is_base = s is report.baseline
         table.add_row(
-            s.level + (" (all four seats)" if is_base else ""), f"{s.mean:+.2f}",
+            s.level + ((" (both sides)" if partners else " (all four seats)") if is_base else ""),
+            f"{s.mean:+.2f}",
             "" if is_base else str(s.diff), f"{s.make_rate:.1%}",
             f"{s.dash_made}/{s.dash_calls}" if s.dash_calls else "0",
             "" if is_base else f"{s.p50 * 1000:.0f} ms", "" if is_base else f"{s.p95 * 1000:.0f} ms",

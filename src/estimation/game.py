@@ -15,7 +15,7 @@ from .actions import SUIT_PLAYS, Action, Verb, suit_play_actions
 from .cards import FULL_DECK, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
-from .results import RoundResult, build_result, placements
+from .results import SIDES, RoundResult, build_result, side_places, side_totals, standings
 from .rulesets.base import Phase, RoundSpec, Ruleset
 
 # Enum members bound once: on Python 3.11 every ``Phase.PLAY`` goes through EnumType.__getattr__'s slow
@@ -40,13 +40,14 @@ class Game:
         seed: int | str | None = None,
         players: list[str] | tuple[str, ...] | None = None,
         first_dealer_seat: int | None = None,
+        partners: bool = False,
     ) -> None:
-        self._begin_match(ruleset, length, seed, players, first_dealer_seat)
+        self._begin_match(ruleset, length, seed, players, first_dealer_seat, partners)
         self._start_deal()
 
     @classmethod
     def at_deal(cls, ruleset: Ruleset, length: str | None, *, round_no: int, deal_no: int, dealer: int,
-                hands: Sequence[int], multiplier: int = 1) -> Game:
+                hands: Sequence[int], multiplier: int = 1, partners: bool = False) -> Game:
         """A game standing at the first action of one deal, on the given hands (13 cards each).
 
         For positions rebuilt from what a seat can see: a bot's sampled worlds, a tool that starts
@@ -54,7 +55,7 @@ class Game:
         and the multiplier are the position's; totals start at zero and nothing is dealt from a seed.
         """
         game = cls.__new__(cls)
-        game._begin_match(ruleset, length, 0, None, (dealer - round_no + 1) % 4)
+        game._begin_match(ruleset, length, 0, None, (dealer - round_no + 1) % 4, partners)
         if not 1 <= round_no <= len(game.schedule):
             raise ValueError(f"round {round_no} is not in {ruleset.name} {game.length} "
                              f"(1-{len(game.schedule)})")
@@ -70,8 +71,11 @@ class Game:
         return game
 
     def _begin_match(self, ruleset: Ruleset, length: str | None, seed: int | str | None,
-                     players: list[str] | tuple[str, ...] | None, first_dealer_seat: int | None) -> None:
+                     players: list[str] | tuple[str, ...] | None, first_dealer_seat: int | None,
+                     partners: bool) -> None:
         self.ruleset = ruleset
+        #: A partnership game (RULES.md, Partnerships): seats 0+2 against 1+3, standings by side.
+        self.partners = bool(partners)
         self.length = length or ruleset.default_length
         if self.length not in ruleset.lengths:
             known = ", ".join(ruleset.lengths)
@@ -114,18 +118,12 @@ class Game:
         spec = self.spec
         self.kind = spec.kind
         self.trump: Trump = spec.trump if spec.trump is not None else _NT
-        # declarations (rulesets fill what they use)
-        self.dash_seats: list[int] = []
-        self.asked = 0
-        self.in_auction = [False, False, False, False]
-        self.standing: tuple[int, Trump, int] | None = None  # number, trump, seat
-        self.with_seats: list[int] = []
-        self.declared: tuple[int, Trump] | None = None
+        # declarations: the ruleset's own state (never read here), and what every ruleset ends with
+        self.decl = self.ruleset.new_declarations()
         self.caller: int | None = None
         self.estimates: list[int | None] = [None, None, None, None]
         self.est_order: tuple[int, ...] = ()
         self.est_pos = 0
-        self.super_call: tuple[int, int, Trump] | None = None  # number, seat, trump
         # play
         self.leader = 0
         self.trick: list[int] = []
@@ -175,9 +173,22 @@ class Game:
         return tuple(self.totals_list)
 
     @property
+    def leaver(self) -> int | None:
+        """The seat whose leaving ended the match (egyptian), or None."""
+        return self.ended["seat"] if self.ended else None
+
+    @property
     def places(self) -> list[int]:
-        leaver = self.ended["seat"] if self.ended else None
-        return placements(self.totals_list, leaver)
+        """Each seat's place; in a partnership game, its side's place (1 or 2; level sides are both 1)."""
+        return standings(self.totals_list, self.partners, self.leaver)
+
+    @property
+    def sides(self) -> dict[str, list[Any]] | None:
+        """RECORD.md's ``sides``: the seats, totals and places of the two sides; None without partners."""
+        if not self.partners:
+            return None
+        return {"seats": [list(side) for side in SIDES], "totals": list(side_totals(self.totals_list)),
+                "places": side_places(self.totals_list, self.leaver)}
 
     @property
     def rounds(self) -> int:
@@ -305,10 +316,10 @@ class Game:
     def clone(self) -> Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
-        for name in ("totals_list", "round_results", "deal_log", "hands", "actions", "dash_seats",
-                     "in_auction", "with_seats", "estimates", "trick", "tricks_won", "trick_log",
-                     "avoid"):
+        for name in ("totals_list", "round_results", "deal_log", "hands", "actions", "estimates", "trick",
+                     "tricks_won", "trick_log", "avoid"):
             setattr(other, name, list(getattr(self, name)))
+        other.decl = self.decl.copy()
         return other
 
     # --- round end ---------------------------------------------------------------------------------

@@ -182,6 +182,12 @@ def resolve_move(line: str, legal: Sequence[Action], numbered: bool) -> str | No
 _VERB_NAMES = frozenset(v.value for v in Verb)
 
 
+#: A seat's role marker (``Game.view``'s ``markers[s]["role"]``) as the terminal shows it.
+ROLE_WORDS = {"caller": " [bold]*caller*[/bold]", "with": " With", "dash_call": " Dash Call", "dash": " Dash"}
+#: A Risk level as the terminal shows it.
+RISK_WORDS = {1: "Risk", 2: "Double Risk", 3: "Triple Risk"}
+
+
 class TerminalGame:
     """Drives a :class:`Game` with one human seat; ``ask`` reads a line (``input`` by default).
 
@@ -287,10 +293,12 @@ class TerminalGame:
                 marks.append("[red]bust[/red]")
             if m["avoid"]:
                 marks.append("avoid " + "".join(SUIT_SYMBOLS[s] for s in m["avoid"]))
-            role = " [bold]*caller*[/bold]" if view["caller"] == seat else ""
-            dash = " Dash Call" if seat in view["dash_seats"] else ""
+            if m["risk"]:
+                marks.append(RISK_WORDS[m["risk"]])
+            # The role as the ruleset marks it (egyptian's Dash is a Dash, never a Dash Call).
+            role = ROLE_WORDS.get(m["role"] or "", "")
             est = "-" if m["estimate"] is None else str(m["estimate"])
-            table.add_row(self.name(seat) + role + dash, est, str(m["tricks"]), " ".join(marks),
+            table.add_row(self.name(seat) + role, est, str(m["tricks"]), " ".join(marks),
                           str(view["totals"][seat]))
         trump = view["trump"] or "to be called"
         self.console.print(f"\n[bold]Round {view['round']}/{view['rounds']}[/bold] ({view['kind']}, deal "
@@ -300,6 +308,11 @@ class TerminalGame:
             s = view["standing"]
             self.console.print(f"Standing call: {s['number']}{s['trump']} by {self.name(s['seat'])}")
         self.console.print(table)
+        sides = view["sides"]
+        if sides is not None:
+            self.console.print("Sides: " + " · ".join(
+                f"{self.name(a)} & {self.name(b)} {sides['totals'][i]}"
+                for i, (a, b) in enumerate(sides["seats"])))
         if view["trick"]:
             shown = "  ".join(f"{self.game.players[t['seat']]} {pretty_card(t['card'])}"
                               for t in view["trick"])
@@ -360,5 +373,12 @@ class TerminalGame:
         game = self.game
         places = game.places
         self.console.rule("[bold]Final standings[/bold]")
+        sides = game.sides
+        if sides is not None:  # partners: by side, each seat's own total beside it
+            for i in sorted(range(2), key=lambda i: sides["places"][i]):
+                a, b = sides["seats"][i]
+                self.console.print(f"  {sides['places'][i]}. {self.name(a)} & {self.name(b)}  "
+                                   f"{sides['totals'][i]} ({game.totals[a]}, {game.totals[b]})")
+            return
         for seat in sorted(range(4), key=lambda s: places[s]):
             self.console.print(f"  {places[seat]}. {self.name(seat)}  {game.totals[seat]}")

@@ -37,6 +37,8 @@ def write_record(game: Game, include_seed: bool = False) -> dict[str, Any]:
         "players": list(game.players),
         "deals": deals,
     }
+    if game.partners:
+        record["partners"] = True
     if game.ended is not None:
         record["ended"] = dict(game.ended)
     if include_seed:
@@ -74,11 +76,15 @@ def load_record(record: Any) -> Game:
     seed = record.get("seed")
     if seed is not None and not isinstance(seed, int | str):
         raise _record_fault("seed must be an integer or a string")
+    partners = record.get("partners", False)
+    if not isinstance(partners, bool):
+        raise _record_fault('"partners" is true or false')
 
     first_dealer = None
     if deals and isinstance(deals[0], dict) and deals[0].get("dealer") in (0, 1, 2, 3):
         first_dealer = deals[0]["dealer"]
-    game = Game(ruleset, length, seed=seed, players=players, first_dealer_seat=first_dealer)
+    game = Game(ruleset, length, seed=seed, players=players, first_dealer_seat=first_dealer,
+                partners=partners)
 
     for d, deal in enumerate(deals, start=1):
         _start_recorded_deal(game, d, deal, deals_before=d - 1)
@@ -148,10 +154,15 @@ def _apply_ended(game: Game, ended: Any) -> None:
 
 
 def replay_summary(game: Game) -> dict[str, Any]:
-    """The `estimation replay --json` document for a loaded game."""
-    return {
+    """The `estimation replay --json` document for a loaded game (with partners, each seat's place is its
+    side's, and ``sides`` gives the sides' seats, totals and places)."""
+    summary: dict[str, Any] = {
         "rounds": [r.to_dict() for r in game.round_results],
         "totals": list(game.totals),
         "places": game.places,
         "complete": game.phase is Phase.OVER and game.ended is None,
     }
+    sides = game.sides
+    if sides is not None:
+        summary["sides"] = sides
+    return summary

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .cards import Trump
 from .scoring import RoundFacts, SeatScore
-
-_new = tuple.__new__
 
 if TYPE_CHECKING:
     from .game import Game
@@ -74,39 +71,64 @@ def _score_round(ruleset: Ruleset, facts: RoundFacts,
     return breakdown, saaydeh
 
 
-#: ``str(trump)`` by trump: ``Trump.__str__`` reads the enum's ``name`` through a Python-level descriptor.
-_TRUMP_TEXT: dict[Trump, str] = {t: str(t) for t in Trump}
-
-
 def build_result(game: Game, facts: RoundFacts) -> RoundResult:
     ruleset = game.ruleset
     made = facts.made_flags()
     breakdown, saaydeh = _score_round(ruleset, facts, made)
-    # SeatScore.score written out over the unpacked line: one property call less per seat.
-    scores = tuple([(base + caller_with + only + risk + dash_call + dash) * multiplier
-                    for _, _, _, _, _, base, caller_with, only, risk, dash_call, dash, multiplier
-                    in breakdown])
+    scores = tuple([line.score for line in breakdown])
     dash_calls = facts.dash_calls
-    # Positional through tuple.__new__ (what the named tuple's own __new__ does after binding keywords):
-    # one is built for every scored round, simulations included.
-    return _new(RoundResult, (
-        game.round_no,                                  # round
-        game.deal_no + 1,                               # deals
-        ruleset.round_kind(game),                       # kind
-        _TRUMP_TEXT[game.trump],                        # trump
-        facts.caller,                                   # caller
-        facts.multiplier,                               # multiplier
-        facts.estimates,                                # estimates
-        facts.tricks,                                   # tricks
-        made,                                           # made
-        scores,                                         # scores
-        ruleset.risk_level(facts),                      # risk
-        saaydeh,                                        # saaydeh
-        (game.first_dealer + game.round_no - 1) % 4,    # dealer (Game.dealer)
-        facts.order,                                    # order
-        tuple(sorted(dash_calls)) if dash_calls else (),  # dash_calls
-        breakdown,                                      # breakdown
-    ))
+    return RoundResult(
+        round=game.round_no,
+        deals=game.deal_no + 1,
+        kind=ruleset.round_kind(game),
+        trump=str(game.trump),
+        caller=facts.caller,
+        multiplier=facts.multiplier,
+        estimates=facts.estimates,
+        tricks=facts.tricks,
+        made=made,
+        scores=scores,
+        risk=ruleset.risk_level(facts),
+        saaydeh=saaydeh,
+        dealer=game.dealer,
+        order=facts.order,
+        dash_calls=tuple(sorted(dash_calls)) if dash_calls else (),
+        breakdown=breakdown,
+    )
+
+
+#: The two sides of a partnership game (RULES.md, Partnerships): partners sit opposite.
+SIDES: tuple[tuple[int, int], tuple[int, int]] = ((0, 2), (1, 3))
+
+
+def side_totals(totals: list[int] | tuple[int, ...]) -> tuple[int, int]:
+    """Each side's total: the sum of its two seats' totals."""
+    return totals[0] + totals[2], totals[1] + totals[3]
+
+
+def side_places(totals: list[int] | tuple[int, ...], leaver: int | None = None) -> list[int]:
+    """The two sides' places: the higher total 1st, level totals both 1st; a leaver's side is 2nd (egyptian)
+    whatever the totals."""
+    if leaver is not None:
+        return [2, 1] if leaver in SIDES[0] else [1, 2]
+    a, b = side_totals(totals)
+    return [1, 1] if a == b else [1, 2] if a > b else [2, 1]
+
+
+def standings(totals: list[int] | tuple[int, ...], partners: bool, leaver: int | None = None) -> list[int]:
+    """Each seat's place: by competition ranking, or with partners its side's place."""
+    if partners:
+        by_side = side_places(totals, leaver)
+        return [by_side[0], by_side[1], by_side[0], by_side[1]]
+    return placements(totals, leaver)
+
+
+def outcomes(places: list[int], partners: bool,
+             leavers: set[int] | frozenset[int] = frozenset()) -> list[str]:
+    """``win``, ``draw`` or ``loss`` per seat from its place: a lone first place (a side's, with partners)
+    wins, a shared first place draws, anything else loses, and a leaver always loses."""
+    shared = places.count(1) == 4 if partners else places.count(1) > 1
+    return ["loss" if s in leavers or places[s] != 1 else "draw" if shared else "win" for s in range(4)]
 
 
 def placements(totals: list[int] | tuple[int, ...], leaver: int | None = None) -> list[int]:

@@ -47,9 +47,7 @@ class RoundFacts(NamedTuple):
         return tuple(map(eq, self.tricks, self.estimates))
 
     def with_multiplier(self, multiplier: int) -> RoundFacts:
-        # Positional through tuple.__new__: ``_replace`` and keywords go through Python-level binding.
-        return tuple.__new__(RoundFacts, (self.kind, self.estimates, self.tricks, self.order, self.caller,
-                                          self.dash_calls, multiplier, self.with_seats))
+        return self._replace(multiplier=multiplier)
 
 
 class SeatScore(NamedTuple):

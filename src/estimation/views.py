@@ -49,10 +49,17 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
 
     ``results=False`` leaves out the scored rounds, for a sender that keeps them encoded: they never
     change once scored, yet turning them into dicts again was over half of a late view's cost.
+
+    Everything that depends on the ruleset comes from the ruleset (its public declarations, the trump in
+    force, each seat's role, the Risk in play, its verbs), so a client never needs to test a ruleset's name.
     """
-    standing = game.standing
+    ruleset = game.ruleset
+    declared = ruleset.public_declarations(game)
+    standing = declared.standing
     estimates = list(game.estimates)
     playing = game.phase is Phase.PLAY
+    roles = ruleset.seat_roles(game)
+    risk_seat, risk = ruleset.risk_in_play(game)
     markers = []
     avoid = game.avoid
     for s in range(4):
@@ -62,30 +69,37 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
             "estimate": est,
             "bust": est is not None and playing and game.tricks_won[s] > est,
             "avoid": [text for bit, text in _SUIT_TEXTS if avoid[s] >> bit & 1],
+            "risk": risk if s == risk_seat else 0,
+            "role": roles[s],
         })
     trick_seats = [(game.leader + i) & 3 for i in range(len(game.trick))]
     over = game.is_over
-    trump = trump_in_force(game)
+    trump = ruleset.trump_in_force(game)
     view: dict[str, Any] = {
-        "ruleset": game.ruleset.name,
+        "ruleset": ruleset.name,
         "length": game.length,
         "players": list(game.players),
+        "partners": game.partners,
+        "sides": game.sides,
+        "verbs": ruleset.verb_names(),
+        "rules": {"saaydeh": ruleset.saaydeh, "leaver_ends_match": ruleset.leaver_ends_match,
+                  "risk_levels": ruleset.risk_levels, "offer_role": ruleset.offer_role},
         "round": game.round_no,
         "rounds": game.rounds,
         "deal": game.deal_no + 1,
         "dealer": game.dealer,
-        "kind": game.ruleset.round_kind(game) if not over else None,
+        "kind": ruleset.round_kind(game) if not over else None,
         "phase": str(game.phase),
         "to_move": game.to_move,
         "multiplier": game.multiplier,
         "hand_sizes": [h.bit_count() for h in game.hands],
         "actions": [a.text for a in game.actions],
-        "dash_seats": list(game.dash_seats),
+        "dash_seats": list(declared.dash_seats),
         "standing": None if standing is None else
         {"number": standing[0], "trump": str(standing[1]), "seat": standing[2]},
-        "with_seats": list(game.with_seats),
-        "declared": None if game.declared is None else
-        {"number": game.declared[0], "trump": str(game.declared[1])},
+        "with_seats": list(declared.with_seats),
+        "declared": None if declared.declared is None else
+        {"number": declared.declared[0], "trump": str(declared.declared[1])},
         "caller": game.caller,
         "trump": None if trump is None else str(trump),
         "estimates": estimates,
@@ -110,16 +124,9 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
 def trump_in_force(game: Game) -> Trump | None:
     """The trump the cards will be played in as things stand, or ``None`` while it is not yet public.
 
-    RULES.md: "the trump shown is the trump in force". A round's trump is public once set: fixed in
-    advance (a fixed or speed round, the fixed NT fourth deal, an egyptian round nobody bid on), or when
-    the auction (and the egyptian declaration) ends. In a fixed round a Super Call changes it the moment
-    it is made, not when play starts: the seats still to estimate must know it. ``game.super_call`` is
-    the ruleset's own running choice (highest number, ties to the earliest), the very value its end of
-    estimates installs as ``game.trump``, so the view never disagrees with the trump play starts with.
-    An egyptian declaration sets ``game.trump`` itself, so nothing more is needed for it.
+    RULES.md: "the trump shown is the trump in force". The ruleset says (``Ruleset.trump_in_force``): a
+    round's fixed trump is public from the start, any other once the auction (and a declaration) is over,
+    and a ruleset whose declarations change it while estimates are made (koutchina's Super Call) shows the
+    change the moment it is made, the very trump play will start with.
     """
-    if game.spec.trump is None and game.phase not in (Phase.ESTIMATE, Phase.PLAY):
-        return None
-    if game.phase is Phase.ESTIMATE and game.super_call is not None:
-        return game.super_call[2]
-    return game.trump
+    return game.ruleset.trump_in_force(game)

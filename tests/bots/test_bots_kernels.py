@@ -63,7 +63,7 @@ def test_shadow_game_rebuilds_the_state(ruleset: str, length: str) -> None:
         info = from_view(game.view(seat))
         shadow = shadow_game(info, list(game.hands))
         for name in ("phase", "to_move", "estimates", "caller", "trick", "tricks_won", "leader", "hands",
-                     "dash_seats", "est_order", "multiplier", "kind", "dealer"):
+                     "decl", "est_order", "multiplier", "kind", "dealer"):
             assert getattr(shadow, name) == getattr(game, name), name
         if game.phase == "play" or game.kind != "call" or game.caller is not None:
             assert shadow.trump == game.trump

@@ -170,3 +170,35 @@ def test_ismcts_seat_plays_legal_moves_from_the_view_alone() -> None:
         mover = game.to_move
         assert mover is not None
         game.apply(ISMCTSSeat(game, seed=len(game.actions), simulations=8).act(game.view(mover)))
+
+
+# --- partnerships (RULES.md): the same checks with partners on -------------------------------------------
+SHORTEST = [(name, min(rules.lengths, key=lambda n: len(rules.lengths[n])))
+            for name, rules in RULESETS.items()]
+
+
+@pytest.mark.parametrize(("ruleset", "length"), SHORTEST)
+def test_partnership_games_pass_random_sim_test(ruleset: str, length: str) -> None:
+    game = pyspiel.load_game(osg.GAME_NAME, {"ruleset": ruleset, "length": length, "partners": True})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+    single = pyspiel.load_game(osg.GAME_NAME, {"ruleset": ruleset, "single_round": True, "partners": True})
+    pyspiel.random_sim_test(single, num_sims=3, serialize=True, verbose=False)
+
+
+def test_partnership_returns_are_the_side_totals_as_in_bridge() -> None:
+    game = pyspiel.load_game(osg.GAME_NAME, {"length": "micro", "partners": True})
+    state = advance(game.new_initial_state(), random.Random(5), 100_000)
+    assert state.is_terminal() and state.game.partners
+    totals = state.game.totals
+    sides = [float(totals[0] + totals[2]), float(totals[1] + totals[3])]
+    assert state.returns() == [sides[0], sides[1], sides[0], sides[1]]
+    single = pyspiel.load_game(osg.GAME_NAME, {"ruleset": "egyptian", "single_round": True, "partners": True})
+    state = advance(single.new_initial_state(), random.Random(6), 10_000)
+    scores = state.game.round_results[0].scores
+    assert state.returns() == [float(scores[p] + scores[(p + 2) % 4]) for p in range(4)]
+    # The observation says the game is a partnership game; the rest of it is as without partners.
+    game = pyspiel.load_game(osg.GAME_NAME, {"length": "micro", "partners": True})
+    state = advance(game.new_initial_state(), random.Random(7), 60)
+    player = state.current_player()
+    tensor = np.asarray(state.observation_tensor(player))
+    assert tensor[-1] == 1.0

@@ -92,8 +92,9 @@ def _fact(action: Action, legal: tuple[Action, ...], g: Game) -> Fact | None:
                 t = int(a.trump)
                 cheapest[t] = min(cheapest[t], a.number)
         standing = None
-        if g.standing is not None and any(a.verb is Verb.WITH for a in legal):
-            standing = (g.standing[0], int(g.standing[1]))
+        standing_now = g.ruleset.public_declarations(g).standing
+        if standing_now is not None and any(a.verb is Verb.WITH for a in legal):
+            standing = (standing_now[0], int(standing_now[1]))
         if verb in (Verb.CALL, Verb.BID):
             if action.number is None or action.trump is None:
                 return None

@@ -16,6 +16,7 @@ from ..cards import SUIT_BITS, Card
 from .handeval import expected_tricks, high_card_points
 from .knowledge import Info, from_view
 from .policy import choose_card
+from .side import must_spare_partner, sparing
 
 LEAD_BONUS = 0.3  # the Caller leads the first trick, which is worth a little
 CALL_SLACK = 0.25  # how far above its evaluation a seat will still call
@@ -148,6 +149,11 @@ def _play(info: Info) -> Action:
     need = (est if est is not None else 0) - info.won[seat]
     trump = info.trump if info.trump is not None else 4
     card = choose_card(info.hand, info.trick, trump, need, later, info.unknown)
+    if must_spare_partner(info):
+        # choose_card ducks when the seat needs nothing, which already spares the partner; kept as a guard.
+        allowed = sparing(info, [int(a.card) for a in info.legal if a.card is not None])
+        if card not in allowed:
+            card = max(allowed, key=lambda c: c % 13)
     return Action.play(seat, Card(card))
 
 

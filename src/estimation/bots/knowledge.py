@@ -51,6 +51,13 @@ class Info:
     played_by: tuple[int, ...]
     voids: tuple[int, ...]
     legal: tuple[Action, ...]
+    #: A partnership game: the seat plays for its side (itself and ``partner``).
+    partners: bool = False
+
+    @property
+    def partner(self) -> int:
+        """The seat opposite: the partner in a partnership game."""
+        return (self.seat + 2) & 3
 
     @property
     def played(self) -> int:
@@ -121,21 +128,24 @@ def from_view(view: dict[str, Any]) -> Info:
         played_by=tuple(played_by),
         voids=tuple(voids),
         legal=tuple(Action.parse(a) for a in view["legal"]),
+        partners=bool(view.get("partners", False)),
     )
 
 
 def from_game(game: Game, seat: int) -> Info:
-    """The same knowledge read from a game: only for determinized simulations and the omniscient bot."""
-    from ..rulesets.base import Phase
+    """The same knowledge read from a game: only for determinized simulations and the omniscient bot.
 
+    The public declarations and the trump come from the ruleset, exactly as the view gets them."""
     played_by = [0, 0, 0, 0]
     for lead, cards, _w in game.trick_log:
         for i, c in enumerate(cards):
             played_by[(lead + i) & 3] |= 1 << c
     for i, c in enumerate(game.trick):
         played_by[(game.leader + i) & 3] |= 1 << c
-    standing = game.standing
-    known = game.kind != "call" or game.caller is not None or game.phase is Phase.PLAY
+    ruleset = game.ruleset
+    declared = ruleset.public_declarations(game)
+    standing = declared.standing
+    trump = ruleset.trump_in_force(game)
     return Info(
         ruleset=game.ruleset.name,
         length=game.length,
@@ -149,11 +159,11 @@ def from_game(game: Game, seat: int) -> Info:
         hand=game.hands[seat],
         hand_sizes=tuple(h.bit_count() for h in game.hands),
         actions=tuple(game.actions),
-        dash_seats=tuple(game.dash_seats),
+        dash_seats=declared.dash_seats,
         standing=None if standing is None else (standing[0], int(standing[1]), standing[2]),
-        with_seats=tuple(game.with_seats),
+        with_seats=declared.with_seats,
         caller=game.caller,
-        trump=int(game.trump) if known else None,
+        trump=None if trump is None else int(trump),
         estimates=tuple(game.estimates),
         est_order=tuple(game.est_order),
         trick=tuple(game.trick),
@@ -162,6 +172,7 @@ def from_game(game: Game, seat: int) -> Info:
         played_by=tuple(played_by),
         voids=tuple(game.avoid),
         legal=game.legal_actions() if game.to_move == seat else (),
+        partners=game.partners,
     )
 
 

@@ -32,6 +32,7 @@ from .heuristic import LEAD_BONUS, estimate_for, heuristic_action
 from .knowledge import Info, from_game
 from .policy import LOW_BITS, policy_rollout
 from .sampler import sample_deals
+from .side import sparing, value
 
 #: Stand-in value of a deal that is thrown in (every seat passed): roughly a seat's average round score.
 REDEAL_VALUE = 5.0
@@ -52,6 +53,9 @@ class Budget:
     evidence_scale: float = 1.0  # multiplies the sampler's sigmas (smaller: trust declarations more)
     oversample: int = 2  # deals drawn per deal kept when weighing the evidence
     rollout: str = "policy"  # or "random" (ablation)
+    #: In a partnership game, judge a candidate by the side's score (the seat's and its partner's); False
+    #: plays for the seat alone (the measurement's reference, ``strong-seat``).
+    for_side: bool = True
 
 
 @dataclass(slots=True)
@@ -196,6 +200,7 @@ def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], 
     trump = info.trump if info.trump is not None else 4
     targets = [e if e is not None else 0 for e in info.estimates]
     me = info.seat
+    side = info.partners and budget.for_side
     exact = info.hand.bit_count() <= budget.exact_tricks
     rollout = _rollout_fn(budget)
     for hands in deals:
@@ -216,12 +221,12 @@ def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], 
                 trick = []
             tricks: Sequence[int]
             if exact:
-                scores, tricks = solve(h, trump, leader, trick, won, scorer)
+                scores, tricks = solve(h, trump, leader, trick, won, scorer, side)
             else:
                 tricks = rollout(h, trump, leader, trick, won, targets, rng)
                 scores = scorer(tricks)
             ev.tricks[tricks[me]] += 1
-            ev.score_sum += scores[me]
+            ev.score_sum += value(scores, me, side)
             ev.n += 1
 
 
@@ -229,6 +234,7 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
                           rng: random.Random, start: float) -> None:
     base = shadow_game(info, deals[0])
     me = info.seat
+    side = info.partners and budget.for_side
     rollout = _rollout_fn(budget)
     for hands in deals:
         if time.perf_counter() - start > budget.max_seconds and evals[0].n:
@@ -253,20 +259,21 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
             tricks = rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets, rng)
             g.tricks_won = tricks
             ev.tricks[tricks[me]] += 1
-            ev.score_sum += round_scores(g)[me]
+            ev.score_sum += value(round_scores(g), me, side)
             ev.n += 1
 
 
 # --- exact endgame ----------------------------------------------------------------------------------------
 def solve(hands: list[int], trump: int, leader: int, trick: list[int], won: list[int],
-          scorer: Scorer) -> tuple[tuple[int, ...], tuple[int, ...]]:
+          scorer: Scorer, side: bool = False) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Max^n over the rest of the deal with all hands known: every seat picks the card best for its own
-    score (ties to the lowest card). Returns the scores and the final trick counts of that line."""
-    return _maxn(hands, trump, leader, trick, won, scorer)
+    score (``side``: its side's score, in a partnership game), ties to the lowest card. Returns the scores
+    and the final trick counts of that line."""
+    return _maxn(hands, trump, leader, trick, won, scorer, side)
 
 
 def _maxn(hands: list[int], trump: int, leader: int, trick: list[int], won: list[int],
-          scorer: Scorer) -> tuple[tuple[int, ...], tuple[int, ...]]:
+          scorer: Scorer, side: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
     seat = (leader + len(trick)) & 3
     hand = hands[seat]
     if not hand:
@@ -287,10 +294,10 @@ def _maxn(hands: list[int], trump: int, leader: int, trick: list[int], won: list
             w = (leader + trick_winner_index(full, trump)) & 3
             won2 = list(won)
             won2[w] += 1
-            result = _maxn(hands, trump, w, [], won2, scorer)
+            result = _maxn(hands, trump, w, [], won2, scorer, side)
         else:
-            result = _maxn(hands, trump, leader, [*trick, c], won, scorer)
-        if best is None or result[0][seat] > best[0][seat]:
+            result = _maxn(hands, trump, leader, [*trick, c], won, scorer, side)
+        if best is None or value(result[0], seat, side) > value(best[0], seat, side):
             best = result
     hands[seat] = hand
     assert best is not None
@@ -306,7 +313,8 @@ def play_candidates(info: Info) -> list[Action]:
     blockers = info.unknown
     for c in info.trick:
         blockers |= 1 << c
-    return [Action.play(info.seat, Card(c)) for c in distinct_cards(legal, blockers)]
+    # In a partnership game, never a card that takes a trick the partner is winning and needs (side.py).
+    return [Action.play(info.seat, Card(c)) for c in sparing(info, distinct_cards(legal, blockers))]
 
 
 def candidates_for(info: Info, everything: bool = False) -> list[Action]:

@@ -45,6 +45,7 @@ PIECES: Final = (
     ("round", MAX_ROUNDS),
     ("rounds", MAX_ROUNDS),
     ("totals", 4),  # scaled by 1/100
+    ("partners", 1),  # a partnership game: relative seat 2 is the partner
 )
 SIZE: Final = sum(n for _, n in PIECES)
 _OFFSET: Final = {}
@@ -104,4 +105,5 @@ def encode_view(view: dict[str, Any], player: int) -> npt.NDArray[np.float32]:
     t[off["rounds"] + view["rounds"] - 1] = 1
     for seat, total in enumerate(view["totals"]):
         t[off["totals"] + rel(seat)] = total / 100.0
+    t[off["partners"]] = 1 if view.get("partners") else 0
     return t

@@ -3,7 +3,9 @@
 Agents ``player_0`` .. ``player_3`` are seats 0-3. Each observation is ``{"observation", "action_mask"}``:
 the seat's view encoded by :mod:`estimation.research.encoding` and a mask over the 251 actions of
 :mod:`estimation.research.action_space` (all zeros for a seat not to move). Rewards are score deltas: when
-a round is scored every seat receives its score for that round. ``reset(seed=...)`` fixes the deals.
+a round is scored every seat receives its score for that round; with ``partners=True`` (RULES.md,
+Partnerships: seats 0+2 against 1+3) its side's score for that round, so that each agent's return is its
+side's total. ``reset(seed=...)`` fixes the deals.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pettingzoo.utils import wrappers
 
 from ..dealing import fresh_seed
 from ..game import Game
-from ..rulesets import RULESETS, get_ruleset
+from ..rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from .action_space import NUM_ACTIONS, action_index, index_action
 from .encoding import SIZE, encode_view
 
@@ -41,8 +43,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         "render_modes": list(RENDER_MODES), "name": "estimation_v0", "is_parallelizable": False,
     }
 
-    def __init__(self, ruleset: str = "koutchina", length: str | None = None,
-                 render_mode: str | None = None) -> None:
+    def __init__(self, ruleset: str = DEFAULT_RULESET, length: str | None = None,
+                 render_mode: str | None = None, partners: bool = False) -> None:
         super().__init__()
         if ruleset not in RULESETS:
             raise ValueError(f"unknown ruleset {ruleset!r}")
@@ -50,6 +52,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
             raise ValueError(f"render_mode must be one of {RENDER_MODES}")
         self.ruleset = ruleset
         self.length = length
+        self.partners = partners
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(4)]
         self.agents = self.possible_agents[:]
@@ -75,7 +78,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         return self.possible_agents[seat]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.game = Game(get_ruleset(self.ruleset), self.length, seed=fresh_seed() if seed is None else seed)
+        self.game = Game(get_ruleset(self.ruleset), self.length, seed=fresh_seed() if seed is None else seed,
+                         partners=self.partners)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -111,8 +115,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         for result in game.round_results[scored:]:
-            for seat, score in enumerate(result.scores):
-                self.rewards[self._agent(seat)] += float(score)
+            scores = result.scores
+            for seat in range(4):
+                earned = scores[seat] + scores[(seat + 2) % 4] if self.partners else scores[seat]
+                self.rewards[self._agent(seat)] += float(earned)
         if game.is_over:
             self.terminations = {a: True for a in self.agents}
         else:
@@ -147,6 +153,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
                          f"total {view['totals'][seat]}, cards {view['hand_sizes'][seat]}")
         if view["trick"]:
             lines.append("  trick: " + " ".join(f"{t['seat']}:{t['card']}" for t in view["trick"]))
+        if view["sides"] is not None:
+            lines.append("  sides: " + ", ".join(
+                f"{self._agent(a)}+{self._agent(b)} {total}"
+                for (a, b), total in zip(view["sides"]["seats"], view["sides"]["totals"], strict=True)))
         if view["to_move"] is not None:
             lines.append(f"  to move: {self._agent(view['to_move'])}")
         return "\n".join(lines)

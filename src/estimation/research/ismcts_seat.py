@@ -31,7 +31,8 @@ class ISMCTSSeat:
         self.game = game
         self.name = f"ismcts@{simulations}"
         self._rng = random.Random(seed)
-        self._spiel = pyspiel.load_game(GAME_NAME, {"ruleset": game.ruleset.name, "length": game.length})
+        self._spiel = pyspiel.load_game(GAME_NAME, {"ruleset": game.ruleset.name, "length": game.length,
+                                                    "partners": game.partners})
         evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed % 2**31))
         self._bot = ismcts.ISMCTSBot(self._spiel, evaluator, UCT_C, simulations,
                                      random_state=np.random.RandomState((seed + 1) % 2**31))

@@ -1,8 +1,10 @@
 """Estimation as an OpenSpiel game: ``pyspiel.load_game("python_estimation", {...})``.
 
 Importing this module registers the game. Parameters: ``ruleset`` (koutchina, classic, egyptian),
-``length`` (empty for the ruleset's default) and ``single_round`` (end after the first scored round, whose
-scores are the returns). The deals are chance nodes: the first dealer (4 outcomes), then every deal card by
+``length`` (empty for the ruleset's default), ``single_round`` (end after the first scored round, whose
+scores are the returns) and ``partners`` (a partnership game, RULES.md: seats 0+2 against 1+3; each
+player's return is its side's total, as OpenSpiel's bridge gives each partnership's score to both
+partners). The deals are chance nodes: the first dealer (4 outcomes), then every deal card by
 card (the i-th card dealt goes to seat i mod 4), so OpenSpiel's samplers and chance-aware algorithms see the
 real distribution. Player nodes are the engine's checked actions, numbered as
 :mod:`estimation.research.action_space` documents. Observations are built from ``Game.view(seat)`` only.
@@ -19,13 +21,14 @@ import pyspiel
 
 from ..cards import DECK_SIZE
 from ..game import Game
-from ..rulesets import RULESETS, get_ruleset
+from ..rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from . import encoding
 from .action_space import NUM_ACTIONS, action_index, action_name, index_action
 from .sampling import redeal_hidden
 
 GAME_NAME: Final = "python_estimation"
-DEFAULT_PARAMS: Final[dict[str, Any]] = {"ruleset": "koutchina", "length": "", "single_round": False}
+DEFAULT_PARAMS: Final[dict[str, Any]] = {"ruleset": DEFAULT_RULESET, "length": "", "single_round": False,
+                                         "partners": False}
 #: A loose bound on one round's score for one seat, multiplier included (koutchina x4: 4 x 73).
 ROUND_SCORE_BOUND: Final = 300
 #: A bound on a deal's actions: 52 chance cards, the offer (4), the auction (50 calls + 4 passes,
@@ -51,14 +54,14 @@ _GAME_TYPE: Final = pyspiel.GameType(
 )
 
 
-def _settings(params: dict[str, Any]) -> tuple[str, str, bool]:
-    ruleset = str(params.get("ruleset", "koutchina"))
+def _settings(params: dict[str, Any]) -> tuple[str, str, bool, bool]:
+    ruleset = str(params.get("ruleset", DEFAULT_RULESET))
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
     length = str(params.get("length", "")) or RULESETS[ruleset].default_length
     if length not in RULESETS[ruleset].lengths:
         raise ValueError(f"unknown length {length!r} for {ruleset}")
-    return ruleset, length, bool(params.get("single_round", False))
+    return ruleset, length, bool(params.get("single_round", False)), bool(params.get("partners", False))
 
 
 class EstimationGame(pyspiel.Game):  # type: ignore[misc]
@@ -67,14 +70,15 @@ class EstimationGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         merged = dict(DEFAULT_PARAMS)
         merged.update(params or {})
-        self.ruleset, self.length, self.single_round = _settings(merged)
+        self.ruleset, self.length, self.single_round, self.partners = _settings(merged)
         rounds = 1 if self.single_round else len(RULESETS[self.ruleset].lengths[self.length])
+        seats_per_return = 2 if self.partners else 1  # a side's total is two seats' totals
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=DECK_SIZE,
             num_players=4,
-            min_utility=-float(ROUND_SCORE_BOUND * rounds),
-            max_utility=float(ROUND_SCORE_BOUND * rounds),
+            min_utility=-float(ROUND_SCORE_BOUND * rounds * seats_per_return),
+            max_utility=float(ROUND_SCORE_BOUND * rounds * seats_per_return),
             max_game_length=1 + rounds * DEALS_PER_ROUND_BOUND * DEAL_LENGTH_BOUND,
         )
         super().__init__(_GAME_TYPE, info, merged)
@@ -95,6 +99,7 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
         super().__init__(game)
         self._ruleset = game.ruleset
         self._length = game.length
+        self._partners = game.partners
         #: The state is terminal once this many rounds are scored (None: at the end of the match).
         self._stop_after: int | None = 1 if game.single_round else None
         self.game: Game | None = None
@@ -137,7 +142,8 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         if self.game is None:
             rules = get_ruleset(self._ruleset)
-            self.game = Game(rules, self._length, seed=0, first_dealer_seat=int(action))
+            self.game = Game(rules, self._length, seed=0, first_dealer_seat=int(action),
+                             partners=self._partners)
             return
         if self._needs_cards():
             self._dealing.append(int(action))
@@ -168,8 +174,12 @@ class EstimationState(pyspiel.State):  # type: ignore[misc]
             return [0.0, 0.0, 0.0, 0.0]
         assert self.game is not None
         if self._stop_after is not None:
-            return [float(s) for s in self.game.round_results[self._stop_after - 1].scores]
-        return [float(t) for t in self.game.totals]
+            scores = list(self.game.round_results[self._stop_after - 1].scores)
+        else:
+            scores = list(self.game.totals)
+        if self._partners:  # each player gets its side's: its own and its partner's (seat + 2)
+            return [float(scores[p] + scores[(p + 2) % 4]) for p in range(4)]
+        return [float(s) for s in scores]
 
     @classmethod
     def at_position(cls, spiel_game: EstimationGame, game: Game) -> EstimationState:

@@ -12,6 +12,8 @@ RULESETS: dict[str, type[Ruleset]] = {
     Classic.name: Classic,
     Egyptian.name: Egyptian,
 }
+#: The ruleset a game is of when none is named (RULES.md: `koutchina` is the default).
+DEFAULT_RULESET: str = Koutchina.name
 
 
 def get_ruleset(name: str) -> Ruleset:
@@ -22,4 +24,4 @@ def get_ruleset(name: str) -> Ruleset:
         raise ValueError(f"unknown ruleset {name!r} (known: {known})") from None
 
 
-__all__ = ["RULESETS", "Phase", "RoundSpec", "Ruleset", "get_ruleset"]
+__all__ = ["DEFAULT_RULESET", "RULESETS", "Phase", "RoundSpec", "Ruleset", "get_ruleset"]

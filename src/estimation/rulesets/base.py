@@ -1,8 +1,13 @@
 """The seam between the shared round engine and a ruleset.
 
 A ruleset says only what differs: the rounds of each length, the declaration phase (who may say what before
-the first card), and scoring. Dealing, trick play, markers, the multiplier's bookkeeping, totals, records and
-views live in :mod:`estimation.game` once, for every ruleset.
+the first card) with the state it keeps while the deal is declared, what of that state is public, and
+scoring. Dealing, trick play, markers, the multiplier's bookkeeping, totals, partnerships, records and views
+live in :mod:`estimation.game` once, for every ruleset, and read a ruleset only through this class.
+
+A new ruleset is one module with a :class:`Ruleset` subclass and one entry in ``rulesets.RULESETS``
+(``tests/toy_ruleset.py`` is a whole one, registered by its test). Nothing outside ``rulesets/`` tests a
+ruleset's name: views, records, the calculator, history, the CLI and the browser read what the class declares.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from ..actions import Verb
 from ..cards import Trump
@@ -38,9 +43,57 @@ class RoundSpec:
     trump: Trump | None = None
 
 
+class Declarations:
+    """A deal's declaration state, owned by the ruleset that made it (:meth:`Ruleset.new_declarations`).
+
+    The engine keeps one per deal as ``game.decl`` and never looks inside: it only copies it with the game.
+    :meth:`copy` copies lists and shares everything else, so keep the other attributes immutable (ints,
+    tuples, None). This base holds the zero offer's state, which the shared offer helpers below use; a
+    ruleset subclasses it to add its own (an auction's standing call, egyptian's With seats...).
+    """
+
+    def __init__(self) -> None:
+        #: Seats that took the offer to sit the deal out on zero (a Dash Call, egyptian's Dash), in order.
+        self.dash_seats: list[int] = []
+        #: How many seats have been asked the offer.
+        self.asked = 0
+
+    def copy(self) -> Self:
+        other = object.__new__(type(self))
+        other.__dict__.update({k: v.copy() if type(v) is list else v for k, v in self.__dict__.items()})
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.__dict__ == self.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"{type(self).__name__}({fields})"
+
+
+class PublicDeclarations(NamedTuple):
+    """What a deal's declarations have made public so far, in the view's terms (``Game.view`` and the bots'
+    ``Info``): the offer's takers, the standing call or bid (number, trump, seat), the seats With on it, and
+    a declared contract (number, trump). A ruleset without one of them leaves it empty."""
+
+    dash_seats: tuple[int, ...] = ()
+    standing: tuple[int, Trump, int] | None = None
+    with_seats: tuple[int, ...] = ()
+    declared: tuple[int, Trump] | None = None
+
+
+#: The parts of a ruleset's vocabulary a client needs to draw its panels, and the verb of each (or None):
+#: the offer to sit out on zero and its refusal, the auction's verb, joining the standing bid, passing,
+#: the auction winner's declaration, the estimate and the card.
+VERB_ROLES = ("offer", "decline", "auction", "join", "pass", "declare", "estimate", "play")
+
+
 # Bound once: Python 3.11 looks enum members up through a slow attribute hook (see estimation.game).
 _DASH = Phase.DASH
 _ESTIMATE = Phase.ESTIMATE
+_PLAY = Phase.PLAY
 
 
 class Ruleset:
@@ -51,12 +104,33 @@ class Ruleset:
     default_length: ClassVar[str]
     #: Every verb a record of this ruleset may use (the others are refused by name).
     verbs: ClassVar[frozenset[Verb]]
+    #: The verb of each of :data:`VERB_ROLES` this ruleset has (the view's ``verbs``).
+    verb_roles: ClassVar[dict[str, Verb]] = {"estimate": Verb.EST, "play": Verb.PLAY}
+    #: Every ``kind`` a round can have (the replay's ``kind``; the calculator's choices), and those whose
+    #: Caller comes from a Call (given to the calculator) rather than from the estimates.
+    round_kinds: ClassVar[tuple[str, ...]] = ()
+    called_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The highest Risk level :meth:`risk_level` gives (0: no Risk in this ruleset).
+    risk_levels: ClassVar[int] = 0
+    #: The score sheet's lines this ruleset uses: :class:`~estimation.scoring.SeatScore` field -> the
+    #: column's heading (the CLI's breakdown, the protocol's ``/api/rulesets``).
+    score_lines: ClassVar[dict[str, str]] = {"base": "Base"}
     #: Whether all four missing doubles the next round (the Sa'aydeh).
     saaydeh: ClassVar[bool] = True
     #: Whether a player leaving ends the match (egyptian) rather than a bot taking the seat.
     leaver_ends_match: ClassVar[bool] = False
+    #: Level points per player for a match won, drawn and lost (None: this ruleset keeps none), and the
+    #: wins that earn the badge.
+    level_points: ClassVar[dict[str, int] | None] = None
+    badge_wins: ClassVar[int] = 0
+    #: The per-deal declaration state this ruleset keeps (``game.decl``).
+    declaration_state: ClassVar[type[Declarations]] = Declarations
 
     # --- declarations -----------------------------------------------------------------------------
+    def new_declarations(self) -> Declarations:
+        """A fresh declaration state for a deal just dealt (before :meth:`begin_deal`)."""
+        return self.declaration_state()
+
     def begin_deal(self, game: Game) -> None:
         """Set the phase and the first seat to act for a deal that was just dealt."""
         raise NotImplementedError
@@ -72,6 +146,44 @@ class Ruleset:
         """Why ``action`` is not legal now; called only after it was found illegal."""
         return "not a legal action now"
 
+    # --- what the declarations made public (views, bots) ---------------------------------------------
+    def public_declarations(self, game: Game) -> PublicDeclarations:
+        """The public facts of the declarations so far; the base knows only the offer's takers."""
+        return PublicDeclarations(tuple(game.decl.dash_seats))
+
+    def trump_in_force(self, game: Game) -> Trump | None:
+        """The trump the cards will be played in as things stand, or None while it is not public.
+
+        RULES.md: "the trump shown is the trump in force". The base: a round's fixed trump from the start,
+        any other once the estimates are on (the auction, if any, is over). A ruleset whose declarations
+        change the trump while the estimates are made (a Super Call) overrides this.
+        """
+        if game.spec.trump is None and game.phase is not _ESTIMATE and game.phase is not _PLAY:
+            return None
+        return game.trump
+
+    #: The role marker of a seat that took the offer to sit out on zero.
+    offer_role: ClassVar[str] = "dash_call"
+
+    def seat_roles(self, game: Game) -> list[str | None]:
+        """Each seat's public role marker: ``caller``, ``with``, ``dash_call``, ``dash`` or None.
+
+        The base marks the Caller and the offer's takers; a ruleset with With seats or plain Dashes adds them.
+        """
+        roles: list[str | None] = [None, None, None, None]
+        for s in game.decl.dash_seats:
+            roles[s] = self.offer_role
+        if game.caller is not None:
+            roles[game.caller] = "caller"
+        return roles
+
+    def risk_in_play(self, game: Game) -> tuple[int | None, int]:
+        """(the last estimator, its Risk level by this ruleset's rule) once the estimates are all in;
+        (None, 0) before."""
+        if game.phase is not _PLAY or not game.est_order:
+            return None, 0
+        return game.est_order[-1], self.risk_level(self.facts(game))
+
     # --- shared pieces: the zero offer and the estimates work alike in every ruleset ------------------
     #: The offer to sit the round out on zero, before the auction: (take, decline) verbs.
     offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASHCALL, Verb.NODASH)
@@ -79,7 +191,7 @@ class Ruleset:
 
     def begin_offer(self, game: Game) -> None:
         game.phase = _DASH
-        game.asked = 0
+        game.decl.asked = 0
         game.turn = (game.dealer + 1) & 3
 
     def offer_actions(self, seat: int) -> tuple[Action, ...]:
@@ -94,13 +206,14 @@ class Ruleset:
 
     def apply_offer(self, game: Game, action: Action) -> None:
         """Each seat is asked once, from the dealer's left; once two have taken it the rest are not."""
+        decl = game.decl
         if action.verb is self.offer_verbs[0]:
-            game.dash_seats.append(action.seat)
-        game.asked += 1
-        if game.asked == 4 or len(game.dash_seats) == self.max_zeros:
+            decl.dash_seats.append(action.seat)
+        decl.asked += 1
+        if decl.asked == 4 or len(decl.dash_seats) == self.max_zeros:
             self.begin_auction(game)
         else:
-            game.turn = (game.dealer + 1 + game.asked) & 3
+            game.turn = (game.dealer + 1 + decl.asked) & 3
 
     def begin_auction(self, game: Game) -> None:
         raise NotImplementedError
@@ -117,7 +230,7 @@ class Ruleset:
     def zeros(self, game: Game) -> int:
         """Seats on zero so far: the offer's takers and every estimate of 0 made."""
         estimates = game.estimates
-        return len(game.dash_seats) + [estimates[s] for s in game.est_order[: game.est_pos]].count(0)
+        return len(game.decl.dash_seats) + [estimates[s] for s in game.est_order[: game.est_pos]].count(0)
 
     def estimate_bounds(self, game: Game) -> tuple[int, int, int]:
         """(lowest, highest, forbidden) for the estimate due now; forbidden is -1 when nothing is."""
@@ -158,6 +271,69 @@ class Ruleset:
     def round_kind(self, game: Game) -> str:
         """The replay output's ``kind`` for the round in progress."""
         return game.kind
+
+    # --- a round typed by hand (the calculator) -------------------------------------------------------
+    #: The kind of a typed round given only whether it had a Call (called, not called); None where that
+    #: does not decide it and the kind must be said.
+    typed_defaults: ClassVar[tuple[str | None, str | None]] = (None, None)
+
+    def default_kind(self, called: bool) -> str | None:
+        """The kind of a typed round given only whether it had a Call, or None when that does not decide."""
+        return self.typed_defaults[0 if called else 1]
+
+    def check_typed_round(self, kind: str, caller: int | None, dash_seats: frozenset[int],
+                          joined: frozenset[int], order: tuple[int, ...]) -> None:
+        """Raise ``ValueError`` saying why a typed round's declarations could not have happened.
+
+        ``caller`` is given in a round of :attr:`called_kinds` (None otherwise), ``dash_seats`` took the
+        offer, ``joined`` bid With, ``order`` is who estimated, in order. The base: in a round with a Call
+        every other seat but the offer's takers estimates, from the seat after the Caller; otherwise the
+        order is free."""
+        if caller is None:
+            return
+        expected = tuple(s for s in ((caller + i) & 3 for i in (1, 2, 3)) if s not in dash_seats)
+        if order != expected:
+            raise ValueError("the others estimate from the seat after the Caller, skipping Dash seats: seats "
+                             f"{', '.join(map(str, expected))} in that order")
+
+    def typed_caller(self, kind: str, estimates: tuple[int, ...], order: tuple[int, ...]) -> int | None:
+        """The Caller of a typed round without a Call: the highest estimate, ties to the earliest."""
+        best = max(estimates[s] for s in order)
+        return next(s for s in order if estimates[s] == best)
+
+    def typed_with_seats(self, estimates: tuple[int, ...], caller: int | None, order: tuple[int, ...],
+                         joined: frozenset[int]) -> frozenset[int]:
+        """The seats scored as With in a typed round: every other estimator on the Caller's number
+        (``joined``, the seats that bid With, is for rulesets that have that bid)."""
+        if caller is None:
+            return frozenset()
+        return frozenset(s for s in order if s != caller and estimates[s] == estimates[caller])
+
+    #: Whether a seat can join the standing bid (``with``): the calculator asks for those seats only then.
+    has_with_bids: ClassVar[bool] = False
+
+    def describe(self) -> dict[str, Any]:
+        """What a client needs to know of this ruleset without testing its name (``/api/rulesets``)."""
+        return {
+            "name": self.name,
+            "lengths": list(self.lengths),
+            "default_length": self.default_length,
+            "kinds": list(self.round_kinds),
+            "called_kinds": [k for k in self.round_kinds if k in self.called_kinds],
+            "verbs": self.verb_names(),
+            "offer_role": self.offer_role,
+            "risk_levels": self.risk_levels,
+            "score_lines": dict(self.score_lines),
+            "saaydeh": self.saaydeh,
+            "leaver_ends_match": self.leaver_ends_match,
+            "level_points": None if self.level_points is None else dict(self.level_points),
+            "with_bids": self.has_with_bids,
+        }
+
+    def verb_names(self) -> dict[str, str | None]:
+        """:data:`VERB_ROLES` -> this ruleset's verb for it (record text), or None."""
+        roles = self.verb_roles
+        return {role: str(roles[role]) if role in roles else None for role in VERB_ROLES}
 
 
 #: The offer's two actions per (seat, verbs): built once, as every legal-action tuple on the hot path is.

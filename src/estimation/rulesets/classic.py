@@ -19,6 +19,10 @@ class Classic(Koutchina):
     name: ClassVar[str] = "classic"
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {"full": call_rounds(13) + fixed_rounds()}
     default_length: ClassVar[str] = "full"
+    risk_levels: ClassVar[int] = 2
+    score_lines: ClassVar[dict[str, str]] = {
+        "base": "Base", "caller_with": "C/W", "only": "Only", "risk": "Risk", "dash_call": "DCall",
+        "dash": "Dash"}
 
     def risk_level(self, facts: RoundFacts) -> int:
         d = abs(facts.total - 13)

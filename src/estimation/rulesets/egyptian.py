@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Phase, RoundSpec, Ruleset
+from .base import Declarations, Phase, PublicDeclarations, RoundSpec, Ruleset
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -38,6 +38,18 @@ def rank(number: int, trump: Trump) -> int:
     return number * 5 + int(trump)
 
 
+class EgyptianDeclarations(Declarations):
+    """A deal's declarations: the blind Dash offer (the base's), who is still in the auction, the standing
+    bid (number, trump, seat), the seats With on it, and the winner's declaration (number, trump)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_auction = [False, False, False, False]
+        self.standing: tuple[int, Trump, int] | None = None
+        self.with_seats: list[int] = []
+        self.declared: tuple[int, Trump] | None = None
+
+
 class Egyptian(Ruleset):
     name: ClassVar[str] = "egyptian"
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
@@ -52,59 +64,85 @@ class Egyptian(Ruleset):
     verbs: ClassVar[frozenset[Verb]] = frozenset(
         {Verb.DASH, Verb.NODASH, Verb.BID, Verb.WITH, Verb.PASS, Verb.DECLARE, Verb.EST, Verb.PLAY}
     )
+    verb_roles: ClassVar[dict[str, Verb]] = {
+        "offer": Verb.DASH, "decline": Verb.NODASH, "auction": Verb.BID, "join": Verb.WITH,
+        "pass": Verb.PASS, "declare": Verb.DECLARE, "estimate": Verb.EST, "play": Verb.PLAY}
+    round_kinds: ClassVar[tuple[str, ...]] = ("auction", "speed", "nobid")
+    typed_defaults: ClassVar[tuple[str | None, str | None]] = ("auction", "nobid")
+    called_kinds: ClassVar[frozenset[str]] = frozenset({"auction", "speed"})
+    risk_levels: ClassVar[int] = 1
+    # The Dash's value is on the dash_call line, headed Dash: it is not a Dash Call.
+    score_lines: ClassVar[dict[str, str]] = {
+        "base": "Base", "caller_with": "C/W", "only": "Only", "risk": "Risk", "dash_call": "Dash"}
+    level_points: ClassVar[dict[str, int] | None] = LEVEL_POINTS
+    badge_wins: ClassVar[int] = BADGE_WINS
+    offer_role: ClassVar[str] = "dash"
+    has_with_bids: ClassVar[bool] = True
+    declaration_state: ClassVar[type[Declarations]] = EgyptianDeclarations
 
     # --- phases -------------------------------------------------------------------------------------
     def begin_deal(self, game: Game) -> None:
         self.begin_offer(game)
 
+    @staticmethod
+    def _decl(game: Game) -> EgyptianDeclarations:
+        """The deal's declaration state, which this ruleset made (``declaration_state``)."""
+        return game.decl  # type: ignore[return-value]
+
     def begin_auction(self, game: Game) -> None:
         game.phase = Phase.AUCTION
-        game.in_auction = [s not in game.dash_seats for s in range(4)]
+        decl = self._decl(game)
+        decl.in_auction = [s not in decl.dash_seats for s in range(4)]
         self._pass_turn(game, game.dealer)
 
     @staticmethod
-    def _next_bidder(game: Game, after: int) -> int | None:
+    def _next_bidder(decl: EgyptianDeclarations, after: int) -> int | None:
         """Round the seats still in, skipping the standing bid's owner and the seats With on it."""
-        owner = game.standing[2] if game.standing else None
+        owner = decl.standing[2] if decl.standing else None
         for i in range(1, 5):
             s = (after + i) & 3
-            if game.in_auction[s] and s != owner and s not in game.with_seats:
+            if decl.in_auction[s] and s != owner and s not in decl.with_seats:
                 return s
         return None
 
     def _pass_turn(self, game: Game, after: int) -> None:
-        nxt = self._next_bidder(game, after)
+        decl = self._decl(game)
+        nxt = self._next_bidder(decl, after)
         if nxt is not None:
             game.turn = nxt
-        elif game.standing is None:
+        elif decl.standing is None:
             self._begin_nobid(game)
         else:
             game.phase = Phase.DECLARE
-            game.caller = game.standing[2]
+            game.caller = decl.standing[2]
             game.turn = game.caller
 
     def _begin_nobid(self, game: Game) -> None:
         """Nobody bid: no redeal; NT, estimates from the dealer in seat order, the dealer leads."""
         game.kind = "nobid"
         game.trump = Trump.NT
-        for s in game.dash_seats:
+        dash_seats = game.decl.dash_seats
+        for s in dash_seats:
             game.estimates[s] = 0
-        order = tuple(s for s in ((game.dealer + i) & 3 for i in range(4)) if s not in game.dash_seats)
+        order = tuple(s for s in ((game.dealer + i) & 3 for i in range(4)) if s not in dash_seats)
         self.begin_estimates(game, order)
 
     def max_estimate(self, game: Game) -> int:
-        return game.declared[0] if game.declared is not None else 13
+        declared = self._decl(game).declared
+        return declared[0] if declared is not None else 13
 
     def _bids(self, game: Game, seat: int) -> list[Action]:
         fixed = game.spec.trump
-        floor = rank(*game.standing[:2]) if game.standing else -1
+        standing = self._decl(game).standing
+        floor = rank(*standing[:2]) if standing else -1
         trumps = (fixed,) if fixed is not None else tuple(Trump)
         return [Action.contract(seat, Verb.BID, n, t)
                 for n in range(4, 14) for t in trumps if rank(n, t) > floor]
 
     def _declarations(self, game: Game, seat: int) -> list[Action]:
-        assert game.standing is not None
-        won, won_trump, _ = game.standing
+        standing = self._decl(game).standing
+        assert standing is not None
+        won, won_trump, _ = standing
         speed = game.spec.trump is not None
         out: list[Action] = []
         for n in range(won, 14):
@@ -120,7 +158,7 @@ class Egyptian(Ruleset):
             return self.offer_actions(seat)
         if phase is Phase.AUCTION:
             out = [Action.bare(seat, Verb.PASS)]
-            if game.standing is not None:
+            if self._decl(game).standing is not None:
                 out.append(Action.bare(seat, Verb.WITH))
             out.extend(self._bids(game, seat))
             return out
@@ -132,6 +170,7 @@ class Egyptian(Ruleset):
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
+        decl = self._decl(game)
         if verb is Verb.EST:
             assert action.number is not None
             if self.record_estimate(game, seat, action.number):
@@ -140,14 +179,14 @@ class Egyptian(Ruleset):
             self.apply_offer(game, action)
         elif verb is Verb.BID:
             assert action.number is not None and action.trump is not None
-            game.standing = (action.number, action.trump, seat)
-            game.with_seats.clear()  # a higher bid voids every With; those seats stay in
+            decl.standing = (action.number, action.trump, seat)
+            decl.with_seats.clear()  # a higher bid voids every With; those seats stay in
             self._pass_turn(game, seat)
         elif verb is Verb.WITH:
-            game.with_seats.append(seat)
+            decl.with_seats.append(seat)
             self._pass_turn(game, seat)
         elif verb is Verb.PASS:
-            game.in_auction[seat] = False
+            decl.in_auction[seat] = False
             self._pass_turn(game, seat)
         elif verb is Verb.DECLARE:
             assert action.number is not None and action.trump is not None
@@ -156,14 +195,15 @@ class Egyptian(Ruleset):
             raise AssertionError(f"not an {self.name} declaration: {action}")
 
     def _declare(self, game: Game, caller: int, number: int, trump: Trump) -> None:
-        game.declared = (number, trump)
+        decl = self._decl(game)
+        decl.declared = (number, trump)
         game.trump = trump
         game.estimates[caller] = number
-        for s in game.dash_seats:
+        for s in decl.dash_seats:
             game.estimates[s] = 0
         after = tuple((caller + i) & 3 for i in range(1, 4))
-        withs = tuple(s for s in after if s in game.with_seats)
-        others = tuple(s for s in after if s not in game.with_seats and s not in game.dash_seats)
+        withs = tuple(s for s in after if s in decl.with_seats)
+        others = tuple(s for s in after if s not in decl.with_seats and s not in decl.dash_seats)
         self.begin_estimates(game, withs + others)
 
     # --- diagnosis ------------------------------------------------------------------------------------
@@ -179,16 +219,18 @@ class Egyptian(Ruleset):
                 fixed = game.spec.trump
                 if fixed is not None and action.trump != fixed:
                     return f"in this speed round every bid names {fixed}"
-                if game.standing is not None:
-                    n, t, _ = game.standing
+                standing = self._decl(game).standing
+                if standing is not None:
+                    n, t, _ = standing
                     return f"{action.number}{action.trump} does not beat the standing bid {n}{t}"
             return "in the auction a seat bids, joins the standing bid (with) or passes"
         if phase is Phase.DECLARE:
             if verb is not Verb.DECLARE:
                 return "the auction's winner declares now: declare N SUIT"
-            assert game.standing is not None
-            if action.number is not None and action.number < game.standing[0]:
-                return f"a declaration may raise the number, never lower it below {game.standing[0]}"
+            standing = self._decl(game).standing
+            assert standing is not None
+            if action.number is not None and action.number < standing[0]:
+                return f"a declaration may raise the number, never lower it below {standing[0]}"
             return "in a speed round the suit may change only with a declaration of 8 or more"
         if verb is not Verb.EST:
             return "estimates are being made: est N"
@@ -197,21 +239,65 @@ class Egyptian(Ruleset):
         assert action.number is not None
         return self.explain_estimate(game, action.number)
 
-    # --- scoring ---------------------------------------------------------------------------------------
-    def round_kind(self, game: Game) -> str:
-        return game.kind
+    # --- a round typed by hand ------------------------------------------------------------------------
+    def check_typed_round(self, kind: str, caller: int | None, dash_seats: frozenset[int],
+                          joined: frozenset[int], order: tuple[int, ...]) -> None:
+        """With seats estimate first, then the others, each from the seat after the Caller; nobody bid:
+        in seat order from the dealer, Dash seats skipped."""
+        if caller is None:
+            ring = [s for s in range(4) if s not in dash_seats]
+            start = ring.index(order[0])
+            if list(order) != ring[start:] + ring[:start]:
+                raise ValueError("in a round nobody bid on, estimates go in seat order from the dealer")
+            return
+        after = [(caller + i) & 3 for i in range(1, 4)]
+        expected = tuple(s for s in after if s in joined) + tuple(
+            s for s in after if s not in joined and s not in dash_seats)
+        if order != expected:
+            raise ValueError("the others estimate With seats first, then the others, skipping Dash seats: "
+                             f"seats {', '.join(map(str, expected))} in that order")
 
+    def typed_caller(self, kind: str, estimates: tuple[int, ...], order: tuple[int, ...]) -> int | None:
+        return None  # the one kind without a Call is nobid: nobody called
+
+    def typed_with_seats(self, estimates: tuple[int, ...], caller: int | None, order: tuple[int, ...],
+                         joined: frozenset[int]) -> frozenset[int]:
+        """Only a seat that bid With, on the declared number (ruling E1)."""
+        if caller is None:
+            return frozenset()
+        return frozenset(s for s in joined if estimates[s] == estimates[caller])
+
+    # --- what is public ----------------------------------------------------------------------------------
+    def public_declarations(self, game: Game) -> PublicDeclarations:
+        decl = self._decl(game)
+        return PublicDeclarations(tuple(decl.dash_seats), decl.standing, tuple(decl.with_seats),
+                                  decl.declared)
+
+    def seat_roles(self, game: Game) -> list[str | None]:
+        """The Caller, a Dash (never a Dash Call: another promise, scored another way) and a With seat, as
+        long as its estimate (once made) is the declared number: another estimate is an ordinary one."""
+        roles = super().seat_roles(game)
+        decl = self._decl(game)
+        declared = decl.declared[0] if decl.declared is not None else None
+        for s in decl.with_seats:
+            estimate = game.estimates[s]
+            if roles[s] is None and (estimate is None or declared is None or estimate == declared):
+                roles[s] = "with"
+        return roles
+
+    # --- scoring ---------------------------------------------------------------------------------------
     def facts(self, game: Game) -> RoundFacts:
+        decl = self._decl(game)
         estimates = tuple(e or 0 for e in game.estimates)
-        declared = game.declared[0] if game.declared else None
-        withs = frozenset(s for s in game.with_seats if estimates[s] == declared)
+        declared = decl.declared[0] if decl.declared else None
+        withs = frozenset(s for s in decl.with_seats if estimates[s] == declared)
         return RoundFacts(
             kind=game.kind,
             estimates=estimates,
             tricks=tuple(game.tricks_won),
             order=game.est_order,
             caller=game.caller,
-            dash_calls=frozenset(game.dash_seats),
+            dash_calls=frozenset(decl.dash_seats),
             multiplier=1,
             with_seats=withs,
         )
@@ -251,17 +337,11 @@ class Egyptian(Ruleset):
         return tuple(out)
 
 
-def level_points(places: list[int], leaver: int | None = None) -> list[int]:
-    """Win / draw / loss level points: a lone first place wins; seats tied at the top draw.
+def level_points(places: list[int], leaver: int | None = None, partners: bool = False) -> list[int]:
+    """Win / draw / loss level points per seat (ruling 9): a lone first place wins, a shared first place
+    draws, anything else loses; with partners, by the side's place. The leaver's match is a loss like any
+    other and pays 4 (RULES.md: "a loss still pays 4"), never a win or a draw."""
+    from ..results import outcomes
 
-    A leaver's match is a loss like any other and pays 4 (RULES.md egyptian ruling 9, docs/rules.md E5):
-    the leaver never wins or draws, whatever the standings.
-    """
-    top = [s for s in range(4) if places[s] == 1 and s != leaver]
-    out = []
-    for s in range(4):
-        if s in top:
-            out.append(LEVEL_POINTS["win"] if len(top) == 1 else LEVEL_POINTS["draw"])
-        else:
-            out.append(LEVEL_POINTS["loss"])
-    return out
+    leavers = frozenset() if leaver is None else frozenset({leaver})
+    return [LEVEL_POINTS[o] for o in outcomes(places, partners, leavers)]

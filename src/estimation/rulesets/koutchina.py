@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Phase, RoundSpec, Ruleset
+from .base import Declarations, Phase, PublicDeclarations, RoundSpec, Ruleset
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 #: Every call 4C..13NT in ascending order (by number, then trump C < D < H < S < NT).
 ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
 FAILED_AUCTIONS_BEFORE_FIXED: Final = 3
-_new = tuple.__new__
 
 
 #: Per seat, every call action in ascending order: legal calls are a slice past the standing call.
@@ -55,6 +54,22 @@ _SEATS: Final = (0, 1, 2, 3)
 _AFTER: Final = tuple(tuple((seat + i) & 3 for i in range(1, 5)) for seat in range(4))
 
 
+class AuctionState(Declarations):
+    """A deal's declarations: the Dash Call offer (the base's), who is still in the auction, the standing
+    call (number, trump, seat), and a fixed round's Super Call so far (number, seat, trump)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_auction = [False, False, False, False]
+        self.standing: tuple[int, Trump, int] | None = None
+        self.super_call: tuple[int, int, Trump] | None = None
+
+
+def _state(game: Game) -> AuctionState:
+    """The deal's declaration state, which this ruleset made (``declaration_state``)."""
+    return game.decl  # type: ignore[return-value]
+
+
 def fixed_rounds() -> tuple[RoundSpec, ...]:
     return tuple(RoundSpec("fixed", t) for t in FIXED_TRUMPS)
 
@@ -76,6 +91,16 @@ class Koutchina(Ruleset):
     verbs: ClassVar[frozenset[Verb]] = frozenset(
         {Verb.DASHCALL, Verb.NODASH, Verb.CALL, Verb.PASS, Verb.EST, Verb.PLAY}
     )
+    verb_roles: ClassVar[dict[str, Verb]] = {
+        "offer": Verb.DASHCALL, "decline": Verb.NODASH, "auction": Verb.CALL, "pass": Verb.PASS,
+        "estimate": Verb.EST, "play": Verb.PLAY}
+    round_kinds: ClassVar[tuple[str, ...]] = ("call", "fixed")
+    typed_defaults: ClassVar[tuple[str | None, str | None]] = ("call", None)
+    called_kinds: ClassVar[frozenset[str]] = frozenset({"call"})
+    risk_levels: ClassVar[int] = 3
+    score_lines: ClassVar[dict[str, str]] = {
+        "base": "Base", "caller_with": "C/W", "only": "Only", "risk": "Risk", "dash_call": "DCall"}
+    declaration_state: ClassVar[type[Declarations]] = AuctionState
     super_call_min: ClassVar[int] = 8
     #: Legal estimate tuples by (seat, lowest, highest, forbidden, lowest Super Call or 14 for none): a
     #: few hundred shapes at most, shared by subclasses (the key holds everything that varies), and
@@ -95,20 +120,22 @@ class Koutchina(Ruleset):
 
     def begin_auction(self, game: Game) -> None:
         game.phase = _AUCTION
-        dash_seats = game.dash_seats
-        game.in_auction = [s not in dash_seats for s in _SEATS]
-        game.turn = self._next_bidder(game, game.dealer)
+        decl = _state(game)
+        dash_seats = decl.dash_seats
+        decl.in_auction = [s not in dash_seats for s in _SEATS]
+        game.turn = self._next_bidder(decl, game.dealer)
 
     @staticmethod
-    def _next_bidder(game: Game, after: int) -> int | None:
-        owner = game.standing[2] if game.standing else None
+    def _next_bidder(decl: AuctionState, after: int) -> int | None:
+        owner = decl.standing[2] if decl.standing else None
         for s in _AFTER[after]:
-            if game.in_auction[s] and s != owner:
+            if decl.in_auction[s] and s != owner:
                 return s
         return None
 
     def max_estimate(self, game: Game) -> int:
-        return game.standing[0] if game.kind == "call" and game.standing else 13
+        standing = _state(game).standing
+        return standing[0] if game.kind == "call" and standing else 13
 
     def legal_declarations(self, game: Game) -> tuple[Action, ...]:
         seat = game.turn
@@ -117,7 +144,7 @@ class Koutchina(Ruleset):
         if phase is _DASH:
             return self.offer_actions(seat)
         if phase is _AUCTION:
-            standing = game.standing
+            standing = _state(game).standing
             return AUCTION_ACTIONS[seat][_NEXT_CALL[standing[0], standing[1]] if standing else 0]
         return self._legal_estimates(game, seat)
 
@@ -141,20 +168,21 @@ class Koutchina(Ruleset):
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
+        decl = _state(game)
         # Most frequent first: a random auction makes more calls than anything else.
         if verb is _CALL:
             assert action.number is not None and action.trump is not None
-            game.standing = (action.number, action.trump, seat)
-            self._after_bid(game, seat)
+            decl.standing = (action.number, action.trump, seat)
+            self._after_bid(game, decl, seat)
         elif verb is _PASS:
-            game.in_auction[seat] = False
-            self._after_bid(game, seat)
+            decl.in_auction[seat] = False
+            self._after_bid(game, decl, seat)
         elif verb is _EST:
             assert action.number is not None
             if action.trump is not None and (
-                game.super_call is None or action.number > game.super_call[0]
+                decl.super_call is None or action.number > decl.super_call[0]
             ):
-                game.super_call = (action.number, seat, action.trump)
+                decl.super_call = (action.number, seat, action.trump)
             if self.record_estimate(game, seat, action.number):
                 self._end_estimates(game)
         elif verb in self.offer_verbs:
@@ -162,11 +190,11 @@ class Koutchina(Ruleset):
         else:  # pragma: no cover - legality is checked before
             raise AssertionError(f"not a {self.name} declaration: {action}")
 
-    def _after_bid(self, game: Game, seat: int) -> None:
-        standing = game.standing
+    def _after_bid(self, game: Game, decl: AuctionState, seat: int) -> None:
+        standing = decl.standing
         # _next_bidder, inline: the next seat still in the auction that does not hold the standing call.
         owner = standing[2] if standing else None
-        in_auction = game.in_auction
+        in_auction = decl.in_auction
         for s in _AFTER[seat]:
             if in_auction[s] and s != owner:
                 game.turn = s
@@ -179,7 +207,7 @@ class Koutchina(Ruleset):
         game.trump = trump
         estimates = game.estimates
         estimates[caller] = number
-        dash_seats = game.dash_seats
+        dash_seats = decl.dash_seats
         for s in dash_seats:
             estimates[s] = 0
         self.begin_estimates(game, tuple([s for s in _AFTER[caller][:3] if s not in dash_seats]))
@@ -188,8 +216,9 @@ class Koutchina(Ruleset):
         if game.kind == "fixed":
             best = max(game.estimates[s] or 0 for s in game.est_order)
             game.caller = next(s for s in game.est_order if game.estimates[s] == best)
-            if game.super_call is not None:
-                game.trump = game.super_call[2]
+            super_call = _state(game).super_call
+            if super_call is not None:
+                game.trump = super_call[2]
         assert game.caller is not None
         game.start_play(game.caller)
 
@@ -200,8 +229,9 @@ class Koutchina(Ruleset):
         if phase is Phase.DASH:
             return "the Dash Call is being offered: dashcall or nodash"
         if phase is Phase.AUCTION:
-            if verb is Verb.CALL and game.standing is not None:
-                n, t, _ = game.standing
+            standing = _state(game).standing
+            if verb is Verb.CALL and standing is not None:
+                n, t, _ = standing
                 return f"{action.number}{action.trump} does not beat the standing call {n}{t}"
             if verb in (Verb.DASHCALL, Verb.NODASH):
                 return "the Dash Call offer is over: the auction is on"
@@ -223,6 +253,42 @@ class Koutchina(Ruleset):
             return f"a Super Call needs an estimate of {self.super_call_min} or more"
         return self.explain_estimate(game, action.number)
 
+    # --- a round typed by hand ------------------------------------------------------------------------
+    def check_typed_round(self, kind: str, caller: int | None, dash_seats: frozenset[int],
+                          joined: frozenset[int], order: tuple[int, ...]) -> None:
+        if kind == "fixed" and dash_seats:
+            raise ValueError("a fixed round has no Dash Call")
+        super().check_typed_round(kind, caller, dash_seats, joined, order)
+
+    # --- what is public ----------------------------------------------------------------------------------
+    def public_declarations(self, game: Game) -> PublicDeclarations:
+        decl = _state(game)
+        return PublicDeclarations(tuple(decl.dash_seats), decl.standing)
+
+    def trump_in_force(self, game: Game) -> Trump | None:
+        """A fixed round's Super Call changes the trump the moment it is made, not when play starts: the
+        seats still to estimate must know it. ``super_call`` is the running choice (highest number, ties to
+        the earliest), the very trump the end of the estimates installs."""
+        super_call = _state(game).super_call
+        if game.phase is Phase.ESTIMATE and super_call is not None:
+            return super_call[2]
+        return super().trump_in_force(game)
+
+    def seat_roles(self, game: Game) -> list[str | None]:
+        """The Caller, a Dash Caller, a With (another estimator on the Caller's number) and a plain Dash (an
+        estimate of 0)."""
+        roles = super().seat_roles(game)
+        estimates = game.estimates
+        caller = game.caller
+        for s in game.est_order[: game.est_pos]:
+            if roles[s] is not None:
+                continue
+            if caller is not None and estimates[s] == estimates[caller]:
+                roles[s] = "with"
+            elif estimates[s] == 0:
+                roles[s] = "dash"
+        return roles
+
     # --- scoring ---------------------------------------------------------------------------------------
     def facts(self, game: Game) -> RoundFacts:
         estimates = tuple([e or 0 for e in game.estimates])
@@ -230,17 +296,8 @@ class Koutchina(Ruleset):
         assert caller is not None
         called = estimates[caller]
         withs = frozenset([s for s in game.est_order if s != caller and estimates[s] == called])
-        # Positional through tuple.__new__, as the named tuple's own __new__ ends: built every round.
-        return _new(RoundFacts, (
-            game.kind,                     # kind
-            estimates,                     # estimates
-            tuple(game.tricks_won),        # tricks
-            game.est_order,                # order
-            caller,                        # caller
-            frozenset(game.dash_seats),    # dash_calls
-            game.multiplier,               # multiplier
-            withs,                         # with_seats
-        ))
+        return RoundFacts(game.kind, estimates, tuple(game.tricks_won), game.est_order, caller,
+                          frozenset(game.decl.dash_seats), game.multiplier, withs)
 
     def risk_level(self, facts: RoundFacts) -> int:
         d = abs(sum(facts.estimates) - 13)
@@ -253,29 +310,26 @@ class Koutchina(Ruleset):
         caller = facts.caller
         with_seats = facts.with_seats
         out = []
-        # Each line positional through tuple.__new__ (field order: seat, role, estimate, tricks, made,
-        # base, caller_with, only, risk, dash_call, dash, multiplier): four per scored round.
         for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts):
             if seat in dash_calls:
-                out.append(_new(SeatScore, (seat, "dashcall", est, tricks, made, 0, 0, only, 0,
-                                            sign * (25 if sum(facts.estimates) > 13 else 33), 0,
-                                            multiplier)))
+                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
+                                     dash_call=sign * (25 if facts.total > 13 else 33),
+                                     multiplier=multiplier))
                 continue
-            # caller_role, written out.
             if seat == caller:
                 role = "caller"
             elif seat in with_seats:
                 role = "with"
             else:
                 role = "dash" if est == 0 else "regular"
-            out.append(_new(SeatScore, (
+            out.append(SeatScore(
                 seat, role, est, tricks, made,
-                10 + tricks if made else -diff,                                    # base
-                sign * 10 if role == "caller" or role == "with" else 0,            # caller_with
-                only,                                                              # only
-                sign * 10 * level if last else 0,                                  # risk
-                0, 0, multiplier,                                                  # dash_call, dash
-            )))
+                base=10 + tricks if made else -diff,
+                caller_with=sign * 10 if role == "caller" or role == "with" else 0,
+                only=only,
+                risk=sign * 10 * level if last else 0,
+                multiplier=multiplier,
+            ))
         return tuple(out)
 
 

@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..rulesets import RULESETS
+from ..rulesets import DEFAULT_RULESET, RULESETS
 from . import auth, history, names, wallets
 from .hub import Hub
 from .models import Account, LedgerEntry, Seat, Table
@@ -103,7 +103,7 @@ class SessionOut(BaseModel):
 
 
 class TableIn(Strict):
-    ruleset: Annotated[str, Field(max_length=32, examples=["koutchina"])] = "koutchina"
+    ruleset: Annotated[str, Field(max_length=32, examples=[DEFAULT_RULESET])] = DEFAULT_RULESET
     length: Annotated[str | None, Field(max_length=32, examples=["micro"])] = None
     stake: Annotated[int, Field(ge=0, le=1_000_000, description="Coins per staker; 0: not staked.")] = 0
     private: bool = Field(False, description="Private tables are not listed; joining needs the invite code.")
@@ -111,6 +111,10 @@ class TableIn(Strict):
         default_factory=list, description="Seats filled by bots from the start (at most three).")
     bot_level: Annotated[str, Field(max_length=32)] = "random"
     turn_seconds: Annotated[int, Field(ge=0, le=3600, description="The turn clock; 0: none.")] = 60
+    partners: bool = Field(False, description="A partnership table (RULES.md, Partnerships): seats 0+2 play "
+                                              "against 1+3; standings, history and the pot are by side. A "
+                                              "player who asks for no seat sits opposite a human who has no "
+                                              "partner yet.")
 
 
 class JoinIn(Strict):
@@ -133,6 +137,7 @@ class TableOut(BaseModel):
     id: int
     ruleset: str
     length: str
+    partners: bool = Field(False, description="A partnership table: seats 0+2 against 1+3.")
     stake: int
     private: bool
     bot_level: str
@@ -154,9 +159,23 @@ class JoinOut(BaseModel):
 
 
 class RulesetOut(BaseModel):
+    """What a client needs to know of a ruleset without testing its name (``Ruleset.describe``)."""
+
     name: str
     lengths: list[str]
     default_length: str
+    kinds: list[str] = Field(description="Every kind a round can be (the replay's and the calculator's).")
+    called_kinds: list[str] = Field(description="The kinds whose Caller comes from a Call.")
+    verbs: dict[str, str | None] = Field(
+        description="The verb of each part of a deal (offer, decline, auction, join, pass, declare, "
+                    "estimate, play), null where the ruleset has none: the same object as a view's `verbs`.")
+    offer_role: str = Field(description="The role marker of a seat that took the offer: dash_call or dash.")
+    risk_levels: int = Field(description="The highest Risk level (0: none).")
+    score_lines: dict[str, str] = Field(description="The score sheet lines used: breakdown field -> heading.")
+    saaydeh: bool
+    leaver_ends_match: bool
+    level_points: dict[str, int] | None
+    with_bids: bool
 
 
 class LedgerOut(BaseModel):
@@ -179,10 +198,12 @@ class GameOut(BaseModel):
     rounds: int
     made: int
     coins: int
+    partners: bool = Field(False, description="A partnership game: place and outcome are the side's.")
+    side_total: int | None = Field(None, description="The side's total in a partnership game.")
     finished_at: str
 
 
-class EgyptianStats(BaseModel):
+class LevelStats(BaseModel):
     games: int
     wins: int
     draws: int
@@ -192,11 +213,17 @@ class EgyptianStats(BaseModel):
 
 
 class StatsOut(BaseModel):
+    # Each ruleset's level stats also appear under the ruleset's own name (as `egyptian` did before
+    # `levels`): extra keys, allowed here so the model needs no ruleset's name.
+    model_config = ConfigDict(extra="allow")
+
     games: int
     wins: int
     average_score: float | None
     make_rate: float | None
-    egyptian: EgyptianStats
+    levels: dict[str, LevelStats] = Field(
+        description="Per ruleset that keeps level points: games by outcome, level points, the badge. Each "
+                    "is also under its ruleset's name at the top level (`egyptian`).")
 
 
 class PlayerOut(BaseModel):
@@ -272,8 +299,7 @@ async def health(hub: HubDep) -> dict[str, Any]:
 @router.get("/rulesets", tags=["rules"])
 async def rulesets() -> list[RulesetOut]:
     """The rulesets and lengths a table may be created with."""
-    return [RulesetOut(name=n, lengths=list(c.lengths), default_length=c.default_length)
-            for n, c in RULESETS.items()]
+    return [RulesetOut(**c().describe()) for c in RULESETS.values()]
 
 
 @router.get("/bots", tags=["rules"])
@@ -395,8 +421,9 @@ async def player_games(player_id: PlayerId, hub: HubDep, creds: Creds, limit: Li
 
 @router.get("/players/{player_id}/stats", tags=["history"])
 async def player_stats(player_id: PlayerId, hub: HubDep, creds: Creds) -> StatsOut:
-    """Games, wins, average score, make rate; for egyptian, level points (30/10/4) and the badge.
-    Games at private tables count in the player's own view only."""
+    """Games, wins, average score, make rate; per ruleset with level points (egyptian: 30/10/4), those
+    points and the badge. In partnership games the outcome is the side's. Games at private tables count in
+    the player's own view only."""
     own = await _account_id(hub, creds) == player_id
     async with hub.session() as db:
         return StatsOut(**await history.stats_of(db, player_id, private=own))
@@ -434,7 +461,8 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
     for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
         by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,
                                             staked=s.staked, away=s.away, left=s.left))
-    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, stake=r.stake, private=r.private,
+    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, partners=r.partners, stake=r.stake,
+                     private=r.private,
                      bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
                      pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None)
             for r in rows]
@@ -452,7 +480,8 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
     await _not_seated_elsewhere(hub, me.id, None)
     limit_creating("table", hub, request)
     runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
-                                     sorted(body.bot_seats), body.bot_level, body.turn_seconds)
+                                     sorted(body.bot_seats), body.bot_level, body.turn_seconds,
+                                     body.partners)
     return _table_out(runtime.public(), runtime.rules.invite_code)
 
 

@@ -74,6 +74,8 @@ class Table(Base):
     invite_code: Mapped[str | None] = mapped_column(String(32))
     bot_level: Mapped[str] = mapped_column(String(32))
     turn_seconds: Mapped[int] = mapped_column(Integer, default=0)
+    #: A partnership table (RULES.md, Partnerships): seats 0+2 against 1+3.
+    partners: Mapped[bool] = mapped_column(Boolean, default=False)
     #: open -> playing -> finished; open -> abandoned.
     status: Mapped[str] = mapped_column(String(16), index=True)
     version: Mapped[int] = mapped_column(Integer, default=0)
@@ -165,6 +167,9 @@ class Result(Base):
     rounds: Mapped[int] = mapped_column(Integer)
     made: Mapped[int] = mapped_column(Integer)
     coins: Mapped[int] = mapped_column(BigInteger, default=0)
+    #: A partnership game: ``place`` and ``outcome`` are the side's, ``side_total`` its total.
+    partners: Mapped[bool] = mapped_column(Boolean, default=False)
+    side_total: Mapped[int | None] = mapped_column(Integer)
     finished_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 

@@ -43,7 +43,7 @@ from ..bots import Bot, make_bot
 from ..errors import EstimationError
 from ..game import Game
 from ..record import load_record
-from ..stakes import split_pot
+from ..stakes import split_pot, split_pot_by_side
 from ..views import seat_part
 from . import history, wallets
 from .eager import eager_future
@@ -107,6 +107,9 @@ class Rules:
     invite_code: str | None
     bot_level: str
     turn_seconds: int
+    #: A partnership table (RULES.md, Partnerships): seats 0+2 against 1+3, standings, history and the pot
+    #: by side.
+    partners: bool = False
 
 
 class TableRuntime:
@@ -141,6 +144,7 @@ class TableRuntime:
         """The table as the lobby and every client see it: rules, seats, status. Never a card."""
         return {
             "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
+            "partners": self.rules.partners,
             "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
             "turn_seconds": self.rules.turn_seconds, "status": self.status, "version": self.version,
             "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
@@ -386,8 +390,11 @@ class TableRuntime:
 
     def _over_events(self) -> list[dict[str, Any]]:
         assert self.game is not None
-        return [{"kind": "over", "totals": list(self.game.totals), "places": self.game.places,
-                 "ended": self.game.ended}]
+        over: dict[str, Any] = {"kind": "over", "totals": list(self.game.totals), "places": self.game.places,
+                                "ended": self.game.ended}
+        if self.game.partners:
+            over["sides"] = self.game.sides
+        return [over]
 
     def _leavers(self) -> set[int]:
         gone = {i for i, s in enumerate(self.seats) if s.left}
@@ -402,7 +409,11 @@ class TableRuntime:
         assert game is not None
         leavers = self._leavers()
         stakers = [i for i, s in enumerate(self.seats) if s.staked and s.account_id is not None]
-        return split_pot(self.rules.stake, stakers, game.totals, [s for s in stakers if s in leavers])
+        forfeit = [s for s in stakers if s in leavers]
+        sides = game.sides
+        if sides is not None:  # partners: the pot by side
+            return split_pot_by_side(self.rules.stake, stakers, sides["places"], forfeit)
+        return split_pot(self.rules.stake, stakers, game.totals, forfeit)
 
     def _payout_text(self) -> dict[str, int] | None:
         """The pot split as clients see it (seat as text -> coins), None at an unstaked table. It is in the
@@ -450,7 +461,7 @@ class TableRuntime:
             if any(s.account_id == account_id for s in self.seats):
                 raise TableError("already_seated", "you already have a seat at this table")
             if seat is None:
-                seat = next((i for i, s in enumerate(self.seats) if not s.taken), None)
+                seat = self._free_seat()
                 if seat is None:
                     raise TableError("full", "every seat is taken")
             elif self.seats[seat].taken:
@@ -477,6 +488,18 @@ class TableRuntime:
             except wallets.WalletError as exc:
                 raise TableError("wallet", str(exc), 402) from None
             return chosen
+
+    def _free_seat(self) -> int | None:
+        """The seat a player who asks for none gets: the first free one; at a partnership table, first a
+        free seat opposite a human who has no partner yet, so that people who join one after the other
+        play together, and the bots make the other side."""
+        free = [i for i, s in enumerate(self.seats) if not s.taken]
+        if self.rules.partners:
+            for i in free:
+                across = self.seats[(i + 2) & 3]
+                if across.account_id is not None:
+                    return i
+        return free[0] if free else None
 
     async def fill_with_bots(self, account_id: int) -> list[int]:
         """The creator seats a bot in every empty seat (a private table whose friends did not all come);
@@ -522,7 +545,8 @@ class TableRuntime:
 
     def _start(self) -> list[dict[str, Any]]:
         names = [s.name or f"Seat {i}" for i, s in enumerate(self.seats)]
-        self.game = new_game(self.rules.ruleset, self.rules.length, secrets.randbits(63), names)
+        self.game = new_game(self.rules.ruleset, self.rules.length, secrets.randbits(63), names,
+                             partners=self.rules.partners)
         self.status = "playing"
         if sum(not s.is_bot for s in self.seats) == 1:  # a practice table: hints will be asked for
             self.hub.hints.warm()
@@ -767,7 +791,8 @@ async def load_runtime(hub: Hub, db: AsyncSession, table_id: int) -> TableRuntim
         for _version, text in journal:
             game.apply(Action.parse(str(text)))
     rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
-                  invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds)
+                  invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds,
+                  partners=row.partners)
     runtime = TableRuntime(hub, table_id, rules, row.status, row.version, row.pot, seats, game,
                            row.created_by)
     runtime.snapshot_deals = snapshot_deals

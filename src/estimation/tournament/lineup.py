@@ -4,8 +4,12 @@ The tournament seats levels the server never does: ``omniscient`` (reads every h
 ablations (``strong-noevidence``: the same pool of deals as the strong bot, kept with equal weights instead
 of the declarations' (common random numbers: with the same seed both draw the same pool at every
 position); ``strong-random``: random instead of target-aware rollouts; ``strong-tight``: the declarations
-weighed with half the sigmas, from three times the pool). ``strong@N`` runs the strong bot at N deals per
-decision.
+weighed with half the sigmas, from three times the pool; ``strong-seat``: in a partnership game, every
+candidate judged by the seat's own score instead of its side's). ``strong@N`` runs the strong bot at N
+deals per decision.
+
+In a partnership tournament (``partners``) a line-up's candidate holds a whole side (seats s and s + 2)
+against two opponents, and its score is the side's.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from ..game import Game
 from ..rulesets import get_ruleset
 
 TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "strong-tight",
-                     "omniscient", "ismcts")
+                     "strong-seat", "omniscient", "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -58,6 +62,9 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
     if base == "strong-random":
         budget.rollout = "random"
         return StrongBot(seed, budget, name=level)
+    if base == "strong-seat":
+        budget.for_side = False
+        return StrongBot(seed, budget, name=level)
     if base == "omniscient":
         return OmniscientBot(game, seed)
     if base == "ismcts":
@@ -71,7 +78,10 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
 
 @dataclass(slots=True)
 class Job:
-    """One game: ``candidate`` in ``seat`` against three ``opponent`` bots, or (seat None) four opponents."""
+    """One game: ``candidate`` in ``seat`` against three ``opponent`` bots, or (seat None) four opponents.
+
+    With ``partners`` the game is a partnership game and ``seat`` is a side (0: seats 0 and 2, 1: seats 1
+    and 3), both of whose seats the candidate holds."""
 
     ruleset: str
     length: str | None
@@ -81,10 +91,23 @@ class Job:
     candidate: str | None
     seat: int | None
     records: str | None
+    partners: bool = False
 
     @property
     def label(self) -> str:
-        return "baseline" if self.candidate is None else f"{self.candidate}@seat{self.seat}"
+        where = "side" if self.partners else "seat"
+        return "baseline" if self.candidate is None else f"{self.candidate}@{where}{self.seat}"
+
+    @property
+    def candidate_seats(self) -> tuple[int, ...]:
+        return candidate_seats(self.seat, self.partners)
+
+
+def candidate_seats(seat: int | None, partners: bool) -> tuple[int, ...]:
+    """The seats a line-up's candidate holds: ``seat``, or with partners both seats of side ``seat``."""
+    if seat is None:
+        return ()
+    return (seat, seat + 2) if partners else (seat,)
 
 
 @dataclass(slots=True)
@@ -99,6 +122,7 @@ class GameResult:
     dash_calls: list[list[int]] = field(default_factory=list)
     estimates: list[list[int]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    partners: bool = False
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -107,10 +131,12 @@ def game_seed(seed: int, index: int) -> int:
 
 def play_job(job: Job) -> GameResult:
     """Play one game of the line-up to the end; write its record if asked."""
-    levels = [job.candidate if s == job.seat and job.candidate else job.opponent for s in range(4)]
-    game = Game(get_ruleset(job.ruleset), job.length, seed=game_seed(job.seed, job.index), players=levels)
+    mine = job.candidate_seats
+    levels = [job.candidate if s in mine and job.candidate else job.opponent for s in range(4)]
+    game = Game(get_ruleset(job.ruleset), job.length, seed=game_seed(job.seed, job.index), players=levels,
+                partners=job.partners)
     bots = [tournament_bot(levels[s], game_seed(job.seed, job.index) * 4 + s, game) for s in range(4)]
-    result = GameResult(job.index, job.candidate, job.seat)
+    result = GameResult(job.index, job.candidate, job.seat, partners=job.partners)
     while not game.is_over:
         seat = game.to_move
         assert seat is not None
@@ -118,7 +144,7 @@ def play_job(job: Job) -> GameResult:
         t0 = time.perf_counter()
         text = bots[seat].act(view)
         elapsed = time.perf_counter() - t0
-        if seat == job.seat:
+        if seat in mine:
             result.times.append(elapsed)
         game.apply(text)
     for r in game.round_results:

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..rulesets import DEFAULT_RULESET
 from .lineup import GameResult, Job, check_level, play_job
 from .stats import Interval, LevelSummary, paired, seat_scores, summarise
 
@@ -18,12 +19,14 @@ from .stats import Interval, LevelSummary, paired, seat_scores, summarise
 class Config:
     candidates: list[str]
     opponent: str = "heuristic"
-    ruleset: str = "koutchina"
+    ruleset: str = DEFAULT_RULESET
     length: str | None = "full"
     games: int = 4
     seed: int = 1
     workers: int = 1
     out: Path | None = None
+    #: Partnership games: each candidate holds a side (both seats) against two opponents.
+    partners: bool = False
 
 
 @dataclass(slots=True)
@@ -76,13 +79,14 @@ def make_jobs(config: Config) -> list[Job]:
     if config.out is not None:
         records = str(config.out / "records")
     jobs: list[Job] = []
+    places = range(2) if config.partners else range(4)  # sides, or seats
     for index in range(config.games):
         jobs.append(Job(config.ruleset, config.length, config.seed, index, config.opponent, None, None,
-                        records))
+                        records, config.partners))
         for cand in config.candidates:
-            for seat in range(4):
+            for seat in places:
                 jobs.append(Job(config.ruleset, config.length, config.seed, index, config.opponent, cand,
-                                seat, records))
+                                seat, records, config.partners))
     return jobs
 
 

@@ -4,6 +4,9 @@ The unit of the paired difference is a round of one game (one set of deals): the
 s with three opponents, minus the opponent's own score in seat s when four opponents played the same
 deals, averaged over the four seats the candidate rotated through. Rounds of different deals are close
 to independent, so the 95% interval is the normal interval of the mean over rounds.
+
+In a partnership tournament the candidate holds a side: the difference is the side's score (its two seats'
+together) minus the opponents' same side's score on the same deals, averaged over the two sides.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .lineup import GameResult
+from .lineup import GameResult, candidate_seats
 
 
 @dataclass(slots=True)
@@ -62,9 +65,16 @@ class LevelSummary:
 
 
 def seat_scores(results: Sequence[GameResult]) -> dict[tuple[int, int, int], int]:
-    """(game index, round index, seat) -> the score of the seat the line-up's candidate sat in."""
+    """(game index, round index, seat) -> the score of the seat the line-up's candidate sat in; in a
+    partnership tournament (game index, round index, side) -> the side's score."""
     out: dict[tuple[int, int, int], int] = {}
     for r in results:
+        if r.partners:
+            sides = range(2) if r.seat is None else (r.seat,)
+            for i, row in enumerate(r.scores):
+                for side in sides:
+                    out[(r.index, i, side)] = row[side] + row[side + 2]
+            continue
         seats = range(4) if r.seat is None else (r.seat,)
         for i, row in enumerate(r.scores):
             for s in seats:
@@ -93,7 +103,7 @@ def summarise(level: str, results: Sequence[GameResult], baseline: Sequence[Game
         seat = r.seat
         times.extend(r.times)
         for i, row in enumerate(r.made):
-            s = range(4) if seat is None else (seat,)
+            s = range(4) if seat is None else candidate_seats(seat, r.partners)
             for x in s:
                 total += 1
                 made += row[x]
