@@ -28,7 +28,7 @@ export function actionPanels(v, me, legal, pick, act, choose) {
   const verbs = new Set([...legal].map((a) => parseAction(a).verb));
   const btn = (text, label, extra = {}) => h("button", { type: "button", "data-key": text, "data-action": text,
     disabled: !legal.has(text), onclick: () => act(text), ...extra }, label);
-  const egyptian = v.verbs ? v.verbs.offer === "dash" : verbs.has("dash") || verbs.has("bid") || v.ruleset === "egyptian";
+  const egyptian = v.verbs.offer === "dash"; // the ruleset's own word for its offer: a Dash, not a Dash Call
 
   if (verbs.has("dashcall") || (verbs.has("nodash") && !egyptian)) {
     out.push(h("div", { class: "offer", id: "dash-panel" }, h("p", {}, t("dash_offer")),

@@ -2,7 +2,6 @@
 // public the moment it is made (shared/RULES.md). Drawn from the public part of the view only.
 import { h, callText, trumpText, SUIT_GLYPH } from "./common.js";
 import { t } from "./i18n.js";
-import { riskLevel } from "./score.js";
 import { describeAction } from "./describe.js";
 import { markerTip } from "./rules.js";
 import { parseAction } from "./bidding.js";
@@ -11,7 +10,7 @@ const SEATS = [0, 1, 2, 3];
 
 /** Whether the deal's offer is egyptian's Dash (never a Dash Call): the view's ruleset says so itself. */
 export function offerIsDash(v) {
-  return v.verbs ? v.verbs.offer === "dash" : v.ruleset === "egyptian";
+  return v.verbs.offer === "dash";
 }
 
 /** A declaration in a word or two, for the scoreboard and the seat's speech bubble. */
@@ -47,27 +46,8 @@ function chip(cls, text, tip) {
 
 /** The markers of a seat: Caller, With, Dash Call / Dash, Risk level, Avoid per suit, bust, away, left. */
 export function markers(v, s, seats) {
-  const out = [];
   const m = v.markers[s];
-  if (m.role !== undefined) return [...roleChips(v, s, m), ...publicChips(v, s, m, seats)];
-  const est = v.estimates;
-  const egyptian = offerIsDash(v);
-  const withs = egyptian ? v.with_seats
-    : v.caller === null || v.caller === undefined ? [] : SEATS.filter((x) => x !== v.caller && !v.dash_seats.includes(x)
-      && est[x] !== null && est[x] === est[v.caller] && v.estimate_order.includes(x));
-  if (v.caller === s) out.push(chip("caller", t("m_caller"), markerTip("caller", v.ruleset)));
-  if (withs.includes(s)) out.push(chip("with", t("m_with"), markerTip("with", v.ruleset)));
-  if (v.dash_seats.includes(s)) {
-    out.push(egyptian ? chip("dashcall", t("m_dash"), markerTip("dash", v.ruleset))
-      : chip("dashcall", t("m_dashcall"), markerTip("dashcall", v.ruleset)));
-  }
-  if (v.phase === "play" && v.estimate_order.length && v.estimate_order[v.estimate_order.length - 1] === s) {
-    const total = est.reduce((a, b) => a + (b ?? 0), 0);
-    const level = riskLevel(v.ruleset, v.kind, total, est, s);
-    const key = level === 1 ? "risk" : level === 2 ? "risk2" : "risk3";
-    if (level) out.push(chip("risk", t(`m_${key}`), markerTip(key, v.ruleset)));
-  }
-  return [...out, ...publicChips(v, s, m, seats)];
+  return [...roleChips(v, s, m), ...publicChips(v, s, m, seats)];
 }
 
 /** Caller, With, Dash Call / Dash and Risk, as the ruleset itself marks the seat (the view's role, risk). */

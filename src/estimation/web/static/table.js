@@ -426,7 +426,7 @@ export class TablePage {
     const me = this.seat === null || !tb ? null : tb.seats[this.seat];
     if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
     const v = this.shown;
-    const ends = v && v.rules ? v.rules.leaver_ends_match : tb.ruleset === "egyptian";
+    const ends = !!(v && v.rules.leaver_ends_match);
     const lines = [ends ? t("leave_ends_match") : t("leave_bot_plays")];
     if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
     return lines;
