@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from starlette.websockets import WebSocket
 
 from .eager import Started, start_now
+from .models import utcnow
 from .wire import dumps
 
 K = TypeVar("K")
@@ -144,7 +145,7 @@ class Connection:
 
     def expired(self) -> bool:
         """Whether the session this socket speaks for has expired (it is closed at its next message)."""
-        return self.expires_at is not None and self.expires_at <= dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        return self.expires_at is not None and self.expires_at <= utcnow()
 
     def kick(self, message: dict[str, Any]) -> None:
         """Tell the client why (signed out, session expired, too many sockets), then close."""
