@@ -15,8 +15,9 @@ import logging
 import secrets
 import sys
 import weakref
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -25,16 +26,13 @@ from ..rulesets import RULESETS
 from . import auth, collector
 from .bus import Bus, InMemoryBus
 from .config import Settings
-from .connection import Sockets
+from .connection import Connection, Sockets
 from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
 from .models import Seat, Table, utcnow
 from .ratelimit import Buckets, VerifiedTokens
 from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
-
-if TYPE_CHECKING:
-    from .social import Social
 
 log = logging.getLogger("estimation.server")
 
@@ -60,8 +58,36 @@ def quick_handovers() -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 
+class SocialPart(Protocol):
+    """What the hub, the tables and the sockets need of the social layer (:class:`~.social.Social`, built by
+    the factory handed to :class:`Hub`: the social routes import the lobby, which imports the hub, so the
+    hub never imports them)."""
+
+    #: Quick-play tables still open, and when their bots come.
+    bots_at: dict[int, dt.datetime]
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None: ...
+
+    def presence_changed(self, table_id: int) -> None: ...
+
+    def greet(self, conn: Connection, table_id: int) -> None: ...
+
+    async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
+        """A page of a ruleset's leaderboard (cached by the social part)."""
+        ...
+
+    def chat_wait(self, account_id: int) -> float:
+        """Seconds this player must wait before another chat message (0: now)."""
+        ...
+
+
 class Hub:
-    def __init__(self, settings: Settings, engine: AsyncEngine | None = None) -> None:
+    def __init__(self, settings: Settings, social: Callable[[Hub], SocialPart],
+                 engine: AsyncEngine | None = None) -> None:
         self.settings = settings
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
@@ -78,9 +104,7 @@ class Hub:
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py).
         self.bus: Bus = InMemoryBus()
-        from .social import Social  # social's routes import the lobby, which imports this module
-
-        self.social: Social = Social(self)
+        self.social = social(self)
         #: Every table socket, by address, player and session (their caps; closed when a session ends).
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
         #: Session tokens verified here: the REST rate limit's key for a request that carries one.
@@ -92,7 +116,7 @@ class Hub:
         #: Threads of their own for password hashing (bounded) and for the bots' thinking, so that neither
         #: waits behind the other, nor behind anything else in the loop's default pool.
         self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)
-        self.bot_pool = ThreadPoolExecutor(max_workers=max(1, settings.bot_workers),
+        self.bot_pool: Executor = ThreadPoolExecutor(max_workers=max(1, settings.bot_workers),
                                            thread_name_prefix="bot")
 
     async def start(self) -> None:
@@ -168,6 +192,9 @@ class Hub:
                 select(Seat.table_id).join(Table, Table.id == Seat.table_id)
                 .where(Seat.account_id == account_id, Seat.left.is_(False),
                        Table.status.in_(("open", "playing"))).limit(1))
+
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+        self.social.table_changed(runtime, events)  # the live lobby, through the bus
 
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""

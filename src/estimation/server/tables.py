@@ -31,11 +31,12 @@ import secrets
 import zlib
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from .. import new_game
 from ..actions import Action
@@ -46,14 +47,15 @@ from ..record import load_record
 from ..stakes import split_pot, split_pot_by_side
 from ..views import seat_part
 from . import history, wallets
+from .config import Settings
 from .eager import eager_future
-from .journal import JournalRow
+from .hints import HintPool
+from .journal import Journal, JournalRow
 from .models import Event, Seat, Table, utcnow
 from .wire import PublicViewText, dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
     from .connection import Connection
-    from .hub import Hub
 
 log = logging.getLogger("estimation.server")
 
@@ -112,8 +114,25 @@ class Rules:
     partners: bool = False
 
 
+class TableHost(Protocol):
+    """What a table needs of the process that holds it (the :class:`~.hub.Hub`, which imports this module:
+    a table never imports the hub)."""
+
+    settings: Settings
+    session: async_sessionmaker[AsyncSession]
+    journal: Journal
+    hints: HintPool
+    bot_pool: Executor
+
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+        """After every committed change: the lobby and the table's topic hear of it."""
+
+    def retire(self, runtime: TableRuntime) -> None:
+        """The table is over (finished or abandoned)."""
+
+
 class TableRuntime:
-    def __init__(self, hub: Hub, table_id: int, rules: Rules, status: str, version: int, pot: int,
+    def __init__(self, hub: TableHost, table_id: int, rules: Rules, status: str, version: int, pot: int,
                  seats: list[SeatState], game: Game | None, created_by: int) -> None:
         self.hub = hub
         self.id = table_id
@@ -352,7 +371,7 @@ class TableRuntime:
                     ack.send({"type": "ack", "id": action_id, "version": version})
                 self._schedule()  # first: the update carries the new turn's clock
                 self._broadcast(events)
-                self.hub.social.table_changed(self, events)  # the live lobby, through the bus
+                self.hub.table_changed(self, events)  # the live lobby, through the bus
                 if self.status in ("finished", "abandoned"):
                     self.hub.retire(self)
 
@@ -772,7 +791,7 @@ class TableRuntime:
             conn.close()
 
 
-async def load_runtime(hub: Hub, db: AsyncSession, table_id: int) -> TableRuntime | None:
+async def load_runtime(hub: TableHost, db: AsyncSession, table_id: int) -> TableRuntime | None:
     """Rebuild a table from its rows: the record snapshot (with the seed), then the journalled actions after
     it, replay the game to its last commit."""
     row = await db.get(Table, table_id)
