@@ -13,17 +13,16 @@ import contextlib
 import datetime as dt
 import logging
 import secrets
-import sys
 import weakref
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
-from . import auth, collector
+from . import auth, tuning
+from .bot_pool import BotPool
 from .bus import Bus, InMemoryBus
 from .config import Settings
 from .connection import Connection, Sockets
@@ -37,25 +36,9 @@ from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
 log = logging.getLogger("estimation.server")
 
 
-#: Seconds a thread may hold the GIL while another waits for it (CPython's default is 0.005).
-GIL_SWITCH_INTERVAL = 0.0005
-
-
 #: Finished tables freed per turn of the event loop when the sweep evicts them (freeing 250 games in one
 #: turn took 140 ms, and every table in play waited for it).
 EVICT_PER_TURN = 25
-
-
-def quick_handovers() -> None:
-    """Let threads take their turn at the GIL ten times as often as CPython's default.
-
-    A bot thinks in a thread, passwords are hashed in one, and SQLite's checkpoints run in one: with the
-    default 5 ms interval a busy event loop kept each of those threads waiting up to 5 ms for every turn at
-    the GIL (and the loop as long when a thread had it). Before SQLite's statements ran inline
-    (:mod:`.sqlite_inline`), the lobby's transactions ran on aiosqlite's threads too, and this alone took a
-    game's last commit from hundreds of milliseconds to tens at 500 tables.
-    """
-    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 
 class SocialPart(Protocol):
@@ -97,8 +80,8 @@ class Hub:
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
         self._session_sweeper: asyncio.Task[None] | None = None
-        self.collector: collector.CollectorPolicy | None = None
         self.hints = HintPool()
+        self.bots = BotPool(settings.bot_workers)
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -113,11 +96,9 @@ class Hub:
         self.creations = Buckets(settings.create_per_minute / 60, settings.create_burst)
         #: Per-address buckets for sign-in attempts.
         self.sign_ins = Buckets(settings.sign_ins_per_minute / 60, settings.sign_in_burst)
-        #: Threads of their own for password hashing (bounded) and for the bots' thinking, so that neither
-        #: waits behind the other, nor behind anything else in the loop's default pool.
+        #: Threads of their own for password hashing (bounded), so that it waits behind nothing else in the
+        #: loop's default pool. (The bots think in processes: self.bots.)
         self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)
-        self.bot_pool: Executor = ThreadPoolExecutor(max_workers=max(1, settings.bot_workers),
-                                           thread_name_prefix="bot")
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -133,8 +114,6 @@ class Hub:
         await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
-        self.collector = collector.install()
-        quick_handovers()
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:
@@ -155,7 +134,7 @@ class Hub:
         await self.bus.stop()
         self.hints.stop()
         self.hashing.shutdown()
-        self.bot_pool.shutdown(wait=False, cancel_futures=True)
+        self.bots.stop()
         await self.journal.stop()
         await self.engine.dispose()
 
@@ -307,4 +286,4 @@ class Hub:
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
                 **(self.bus.stats() if isinstance(self.bus, InMemoryBus) else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
-                **(self.collector.stats() if self.collector is not None else {})}
+                **tuning.stats()}

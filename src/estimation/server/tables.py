@@ -23,15 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import hmac
 import json
 import logging
 import secrets
-import zlib
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,13 +37,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from .. import new_game
 from ..actions import Action
-from ..bots import Bot, make_bot
 from ..errors import EstimationError
 from ..game import Game
 from ..record import load_record
 from ..stakes import split_pot, split_pot_by_side
 from ..views import seat_part
 from . import history, wallets
+from .bot_pool import BotPool, bot_seed
 from .config import Settings
 from .eager import eager_future
 from .hints import HintPool
@@ -122,7 +119,7 @@ class TableHost(Protocol):
     session: async_sessionmaker[AsyncSession]
     journal: Journal
     hints: HintPool
-    bot_pool: Executor
+    bots: BotPool
 
     def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
         """After every committed change: the lobby and the table's topic hear of it."""
@@ -148,7 +145,6 @@ class TableRuntime:
         self.buffer: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=hub.settings.event_buffer)
         #: (seat, action id) -> (version, action text) of the last actions acked, for resends.
         self.action_ids: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
-        self.bots: dict[int, Bot] = {}
         self.timer: asyncio.Task[None] | None = None
         #: The human turn the clock runs for: (seat, the event loop's time when a bot takes it over).
         self.deadline: tuple[int, float] | None = None
@@ -723,6 +719,7 @@ class TableRuntime:
         seat = game.to_move
         if self.seats[seat].bot_plays:
             delay, timeout = self.hub.settings.bot_delay, False
+            self.hub.bots.warm()  # the pool's processes start while the bot waits its delay
         elif self.rules.turn_seconds > 0:
             delay, timeout = float(self.rules.turn_seconds), True
             self.deadline = (seat, asyncio.get_running_loop().time() + delay)
@@ -742,11 +739,8 @@ class TableRuntime:
                 if (self.closed or self.version != version or game is None or game.to_move != seat
                         or self.status != "playing"):
                     return
-                view = game.view(seat)
-                # The bots' own threads: never the loop's default pool, which password hashing once
-                # filled (a login flood stalled every table's bots).
-                text = await asyncio.get_running_loop().run_in_executor(
-                    self.hub.bot_pool, self._bot_choice, seat, view)
+                text = await self.hub.bots.choose(self.id, self.rules.bot_level,
+                                                  bot_seed(self.id, seat, version), game.view(seat))
                 action = Action.parse(text)
                 if action not in game.legal_actions():
                     log.error("table %s: bot %s chose %r, not legal; playing the first legal action",
@@ -769,18 +763,6 @@ class TableRuntime:
             async with self.lock:
                 if self.version == version:
                     self._schedule()
-
-    def _bot_choice(self, seat: int, view: dict[str, Any]) -> str:
-        """Runs in a thread: a bot sees exactly the view a human in the seat would (a private copy)."""
-        bot = self.bots.get(seat)
-        if bot is None:
-            level = self.rules.bot_level
-            bot = self.bots[seat] = make_bot(level, zlib.crc32(f"{self.id}/{seat}".encode()))
-        try:
-            return bot.act(copy.deepcopy(view))
-        except Exception:
-            log.exception("table %s: bot failed in seat %s", self.id, seat)
-            return str(view["legal"][0])
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def shutdown(self) -> None:
