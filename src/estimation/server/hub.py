@@ -31,7 +31,8 @@ from .hints import HintPool
 from .journal import Journal
 from .models import Seat, Table, utcnow
 from .ratelimit import Buckets, VerifiedTokens
-from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
+from .store import SqlTableStore, TableStore
+from .tables import Rules, SeatState, TableError, TableRuntime, runtime_of
 
 log = logging.getLogger("estimation.server")
 
@@ -76,6 +77,8 @@ class Hub:
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
         sqlite = self.engine.dialect.name == "sqlite"
         self.journal = Journal(self.engine, asyncio.Lock() if sqlite else None)
+        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it).
+        self.store: TableStore = SqlTableStore(self.session, self.journal)
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
@@ -103,8 +106,7 @@ class Hub:
     async def start(self) -> None:
         await migrate(self.engine)
         self.journal.start()
-        async with self.session() as db:
-            playing = (await db.scalars(select(Table.id).where(Table.status == "playing"))).all()
+        playing = await self.store.list("playing")
         for table_id in playing:
             runtime = await self.get(table_id)
             if runtime is not None:
@@ -145,10 +147,9 @@ class Hub:
         async with self._loading:
             runtime = self.runtimes.get(table_id)
             if runtime is None:
-                async with self.session() as db:
-                    runtime = await load_runtime(self, db, table_id)
-                if runtime is not None:
-                    self.runtimes[table_id] = runtime
+                stored = await self.store.load(table_id, self.settings.event_buffer)
+                if stored is not None:
+                    runtime = self.runtimes[table_id] = runtime_of(self, stored)
         return runtime
 
     @contextlib.asynccontextmanager

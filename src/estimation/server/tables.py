@@ -24,27 +24,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 import secrets
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from ..actions import Action
 from ..errors import EstimationError
 from ..game import Game
-from ..record import load_record
 from ..views import seat_part
-from . import history, wallets
 from .bot_pool import BotPool, bot_seed
 from .config import Settings
 from .eager import eager_future
 from .hints import HintPool
-from .journal import Journal, JournalRow
-from .models import Event, Seat, Table, utcnow
 from .reducer import (
     Abandon,
     Act,
@@ -60,12 +52,11 @@ from .reducer import (
     TableError,
     TableState,
     Unchanged,
-    coin_moves,
-    leavers,
     no_such_table,
     pot_split,
     reduce,
 )
+from .store import Change, StoredTable, TableStore
 from .wire import PublicViewText, dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
@@ -74,8 +65,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("estimation.server")
 
 #: The seats, rules and refusals are the reducer's; other modules know them from here too.
-__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "load_runtime",
-           "no_such_table"]
+__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "no_such_table",
+           "runtime_of"]
 
 
 class TableHost(Protocol):
@@ -83,8 +74,7 @@ class TableHost(Protocol):
     a table never imports the hub)."""
 
     settings: Settings
-    session: async_sessionmaker[AsyncSession]
-    journal: Journal
+    store: TableStore
     hints: HintPool
     bots: BotPool
 
@@ -243,7 +233,8 @@ class TableRuntime:
                 cancelled = True
             except Exception:
                 pass  # the write's own failure: raised by result() below
-        version = write.result()
+        write.result()
+        version = after.version
         self._adopt(after)
         action = next((str(e["action"]) for e in events if e["kind"] == "action"), None)
         self._committed(version, events, seat, action_id, action)
@@ -266,128 +257,24 @@ class TableRuntime:
             self.hub.retire(self)
 
     def _write(self, before: TableState, after: TableState, events: Events, seat: int | None,
-               action_id: str | None) -> asyncio.Future[int]:
-        """The commit of a change, at the version it started from. A *plain action* (one action, no seat,
-        status or coin change) goes to the journal's group commit; anything else is a transaction of the
-        table's own, run at once as far as it goes (``eager_future``)."""
-        action = next((str(e["action"]) for e in events if e["kind"] == "action"), None)
-        moves = coin_moves(before, after, events)
-        seats_changed = list(before.seats) != list(after.seats)
-        plain = (action is not None and not moves and not seats_changed and after.status == before.status
-                 and after.game is not None)
-        if plain:
-            assert after.game is not None
-            return self._journal(after.game, events, seat, action_id, action or "")
-        return eager_future(self._commit(before, after, events, seat=seat, action_id=action_id, action=action,
-                                         seats_changed=seats_changed))
-
-    def _journal(self, game: Game, events: Events, seat: int | None, action_id: str | None,
-                 action: str) -> asyncio.Future[int]:
-        """A plain action's row for the journal's group commit; the action that completes a deal also
-        writes the record snapshot, in the same group commit."""
-        version = self.version + 1
-        deals = len(game.deal_log)
-        record = dumps(game.record(include_seed=True)) if deals != self.snapshot_deals else None
-        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-
-        def durable() -> None:
-            if record is not None:
-                self.snapshot_deals = deals
-            done.set_result(version)
-
-        written = self.hub.journal.submit(
-            JournalRow(self.id, version, seat, action_id, action, dumps(events), record), durable)
-
-        def failed(future: asyncio.Future[None]) -> None:
-            if not done.done() and not future.cancelled() and future.exception() is not None:
-                done.set_exception(future.exception())  # type: ignore[arg-type]
-
-        written.add_done_callback(failed)
-        return done
-
-    async def _commit(self, before: TableState, after: TableState, events: Events, *, seat: int | None,
-                      action_id: str | None, action: str | None, seats_changed: bool) -> int:
-        """Write the new version, its events, the record snapshot, the seats if they changed and the coins
-        the change moves in one transaction of this table's own; the new version once it is durable."""
-        version = self.version + 1
-        data = dumps(events)
+               action_id: str | None) -> asyncio.Future[None]:
+        """The store's commit of a change, run at once as far as it goes (``eager_future``: on SQLite a
+        table's own transaction then commits in the turn that made the change). A plain action writes the
+        record snapshot only when it completes a deal; any other change always does (the store's part)."""
         game = after.game
-        record = None if game is None else json.dumps(game.record(include_seed=True), separators=(",", ":"))
-        finishing = after.status == "finished" and before.status != "finished"
-        # Nothing here may wait inside the writer's turn: the pool's checkout can (when every connection is
-        # out), so it comes first; and the session is closed directly, not by ``async with`` (SQLAlchemy
-        # closes in a task of its own, a turn of the loop). On SQLite, whose statements run inline, the
-        # whole transaction then runs without waiting once, in the turn that made the change
-        # (``eager_future`` in ``_write``). Waiting in the turn made every later transaction wait a turn
-        # of the loop to take it over: 0.5 s (2.8 s at worst) for a game's last action when 500 games
-        # ended in a minute.
-        db = self.hub.session()
-        try:
-            await db.connection()
-            async with self.hub.journal.writing():
-                try:
-                    await self._move_coins(db, before, after, events)
-                except wallets.WalletError as exc:
-                    raise TableError("wallet", str(exc), 402) from None
-                if finishing and game is not None:
-                    humans = {i: (s.account_id, i in leavers(after.seats, game))
-                              for i, s in enumerate(after.seats) if s.account_id is not None}
-                    for row in history.result_rows(self.id, game, humans,
-                                                   pot_split(self.rules.stake, after.seats, game)):
-                        db.add(row)
-                values: dict[str, Any] = {"version": version, "status": after.status}
-                if record is not None:
-                    values["record"] = record
-                    values["record_version"] = version
-                if after.status in ("finished", "abandoned"):
-                    values["finished_at"] = utcnow()
-                if finishing and game is not None and not pot_split(self.rules.stake, after.seats, game):
-                    values["paid_out"] = True  # an unstaked game: nothing to pay, done in this update
-                moved = (update(Table).where(Table.id == self.id, Table.version == self.version)
-                         .values(**values).execution_options(synchronize_session=False))
-                result = await db.execute(moved)
-                if result.rowcount != 1:  # type: ignore[attr-defined]
-                    raise RuntimeError(f"table {self.id} moved on elsewhere (another process owns it)")
-                if seats_changed:  # one executemany by primary key (on PostgreSQL one round trip, not four)
-                    await db.execute(update(Seat), [
-                        {"table_id": self.id, "seat": i, "account_id": s.account_id, "name": s.name,
-                         "is_bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left}
-                        for i, s in enumerate(after.seats)])
-                db.add(Event(table_id=self.id, version=version, seat=seat, action_id=action_id, action=action,
-                             data=data))
-                await db.commit()
-        finally:
-            await db.close()
-        if game is not None:
-            self.snapshot_deals = len(game.deal_log)
-        return version
+        record = None
+        if game is not None and len(game.deal_log) != self.snapshot_deals:
+            record = dumps(game.record(include_seed=True))
+        change = Change(self.id, before, after, events, seat, action_id, record)
+        write = eager_future(self.hub.store.commit(change))
 
-    async def _move_coins(self, db: AsyncSession, before: TableState, after: TableState,
-                          events: Events) -> None:
-        """The wallet side of a change's events (:func:`~.reducer.coin_moves` reads the same events)."""
-        stake = self.rules.stake
-        if stake <= 0:
-            return
-        refunded: set[int] = set()
-        for event in events:
-            kind = event["kind"]
-            if kind == "join" and event.get("staked"):
-                account = after.seats[event["seat"]].account_id
-                assert account is not None
-                await wallets.stake_in(db, self.id, account, stake)
-            elif kind == "leave" and before.status == "open" and before.seats[event["seat"]].staked:
-                refunded.add(event["seat"])
-                account = before.seats[event["seat"]].account_id
-                assert account is not None
-                await wallets.refund(db, self.id, account)
-            elif kind == "abandoned":
-                for i, s in enumerate(before.seats):
-                    if s.staked and s.account_id is not None and i not in refunded:
-                        await wallets.refund(db, self.id, s.account_id)
-            elif kind == "over" and event.get("payout"):
-                payout = event["payout"]
-                await wallets.pay_out(db, self.id, {
-                    int(k): (before.seats[int(k)].account_id or 0, int(v)) for k, v in payout.items()})
+        def snapshotted(future: asyncio.Future[None]) -> None:
+            if game is not None and not future.cancelled() and future.exception() is None and (
+                    record is not None or not change.plain):
+                self.snapshot_deals = len(game.deal_log)
+
+        write.add_done_callback(snapshotted)
+        return write
 
     def _committed(self, version: int, events: Events, seat: int | None, action_id: str | None,
                    action: str | None) -> None:
@@ -548,36 +435,17 @@ class TableRuntime:
             conn.close()
 
 
-async def load_runtime(hub: TableHost, db: AsyncSession, table_id: int) -> TableRuntime | None:
-    """Rebuild a table from its rows: the record snapshot (with the seed), then the journalled actions after
-    it, replay the game to its last commit."""
-    row = await db.get(Table, table_id)
-    if row is None:
-        return None
-    seat_rows = (await db.scalars(select(Seat).where(Seat.table_id == table_id).order_by(Seat.seat))).all()
-    seats = [SeatState(account_id=s.account_id, name=s.name, is_bot=s.is_bot, staked=s.staked, away=s.away,
-                       left=s.left) for s in seat_rows]
-    game = None if row.record is None else load_record(json.loads(row.record))
-    snapshot_deals = -1 if game is None else len(game.deal_log)
-    if game is not None and row.record_version is not None and row.record_version < row.version:
-        # The journal: the actions committed since the snapshot, in version order.
-        journal = (await db.execute(select(Event.version, Event.action).where(
-            Event.table_id == table_id, Event.version > row.record_version, Event.action.is_not(None))
-            .order_by(Event.version))).all()
-        for _version, text in journal:
-            game.apply(Action.parse(str(text)))
-    rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
-                  invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds,
-                  partners=row.partners)
-    runtime = TableRuntime(hub, table_id, rules, row.status, row.version, row.pot, seats, game,
-                           row.created_by)
-    runtime.snapshot_deals = snapshot_deals
-    events = (await db.scalars(select(Event).where(Event.table_id == table_id)
-                               .order_by(Event.version.desc()).limit(hub.settings.event_buffer))).all()
-    for ev in reversed(events):
-        runtime.buffer.append((ev.version, json.loads(ev.data)))
-        if ev.action_id is not None and ev.seat is not None and ev.action is not None:
-            runtime._remember(ev.seat, ev.action_id, ev.version, ev.action)
+def runtime_of(hub: TableHost, stored: StoredTable) -> TableRuntime:
+    """A table's runtime from its store: the table as last committed, its last events and the action ids
+    they acknowledged."""
+    state = stored.state
+    runtime = TableRuntime(hub, stored.table_id, state.rules, state.status, state.version, state.pot,
+                           list(state.seats), state.game, state.created_by)
+    runtime.snapshot_deals = stored.snapshot_deals
+    for version, events, seat, action_id, action in stored.recent:
+        runtime.buffer.append((version, events))
+        if action_id is not None and seat is not None and action is not None:
+            runtime._remember(seat, action_id, version, action)
     return runtime
 
 
