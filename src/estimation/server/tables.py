@@ -2,18 +2,15 @@
 
 Every change to a table (a seat taken, an action, a timeout, a leaver) goes through a :class:`TableRuntime`
 method that holds the table's ``asyncio.Lock``, so a table is a single-threaded state machine even with
-many connections. Each change is written to the database in one transaction *before* anyone is told; only
-then is the action acked and each connection sent its own ``Game.view``. If the write fails, the in-memory
-state is put back as it was, so memory never runs ahead of the database: a process killed at any moment
-restarts at the last commit.
+many connections. Each change takes one path (:meth:`TableRuntime._change`): check and reduce the command
+with the pure :func:`~.reducer.reduce`, await the :class:`~.store.TableStore`'s commit at the version the
+change started from, then adopt the new table and publish (the ack, the next turn, every connection's own
+``Game.view``, the lobby). Memory changes only once the commit is durable, so it never runs ahead of the
+database: a process killed at any moment restarts at the last commit.
 
-Two kinds of commit: a *plain action* (one action, no seat or coin changes, the game goes on) is one
-``events`` row with the action's text plus the table's version, written through the hub's
-:class:`~.journal.Journal` (group commit with other tables); when the action completes a deal the same
-journal row also carries the record with the seed (a snapshot). Every other change (a join, the start, a
-leaver, an away seat, the action that ends the game, with its payout and history rows) is a transaction of
-its own that also writes the snapshot. A restart loads the last snapshot and replays the actions
-journalled after it.
+How a change is written is the store's business (a plain action through the journal's group commit,
+anything else in a transaction of the table's own, see :mod:`.store`); a restart loads the last snapshot
+and replays the actions journalled after it.
 
 Versions: every commit is one version, carrying a list of public events (never a hand). The last
 ``event_buffer`` versions stay in memory for reconnecting clients; older gaps get a full snapshot.
