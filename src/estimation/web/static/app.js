@@ -271,5 +271,6 @@ async function lobbyPage() {
 }
 
 window.addEventListener("hashchange", route);
+window.addEventListener("est:settings", openSettings);
 applySettings();
 route();

@@ -4,7 +4,6 @@ import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand,
   sleep, confirmDialog } from "./common.js";
 import { t, getLang } from "./i18n.js";
 import { breakdownTable, scoreSheet } from "./sheet.js";
-import { openSettings } from "./app.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
 import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash, sideTotals } from "./board.js";
 import { describeAction } from "./describe.js";
@@ -533,7 +532,9 @@ export class TablePage {
       h("button", { type: "button", id: "sound-btn", "aria-pressed": muted ? "true" : "false",
         onclick: () => { saveSettings({ sound: muted }); this.render(); } }, muted ? `♪̸ ${t("sound_off")}` : `♪ ${t("sound_on")}`),
       h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}`, target: "_blank", rel: "noopener" }, t("rules")),
-      h("button", { type: "button", onclick: openSettings }, t("settings")),
+      // The page shell owns the Settings dialog: asked for by an event, so the table never imports the shell.
+      h("button", { type: "button", id: "table-settings-btn", onclick: () => window.dispatchEvent(new Event("est:settings")) },
+        t("settings")),
       this.seat !== null && !v.over && this.table && !this.table.seats[this.seat].left
         ? h("button", { type: "button", id: "leave-btn", onclick: () => this.leave() }, t("leave")) : null,
       h("a", { class: "button", href: "#/", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("back_lobby")),
