@@ -34,8 +34,9 @@ from .models import Account, LedgerEntry, Session, utcnow
 #: default (64 MiB, 3 passes, 4 lanes on 4 threads) took 250 ms of CPU over every core the machine had, so
 #: a login flood at the REST limit took the cores the tables play on. Older hashes keep their own parameters.
 _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
-#: The hashing threads' niceness: under a flood the scheduler gives the event loop and the bots the CPU first.
-HASH_NICENESS = 10
+#: The hashing threads' niceness (the lowest priority): under a flood the scheduler gives the event loop and
+#: the bots the CPU first (at 10, a flood on a busy 2-core machine still doubled table latency now and then).
+HASH_NICENESS = 19
 T = TypeVar("T")
 
 
