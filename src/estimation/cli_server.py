@@ -42,15 +42,8 @@ def serve(
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
     _log_with_times(LOG_LEVELS[log_level.lower()])
-    from .server import tuning
-
-    # The collector's policy and the switch interval change the whole process: this command's only.
-    tuning.install()
-    try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                    **uvicorn_options(settings))
-    finally:
-        tuning.uninstall()
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
+                **uvicorn_options(settings))
 
 
 def _log_with_times(level: int) -> None:
