@@ -135,7 +135,7 @@ def test_names_cannot_impersonate(server: ServerProcess) -> None:
 
 
 def test_passwords_must_be_worth_something(server: ServerProcess) -> None:
-    name = f"Pat{id(server) % 100000}x"
+    name = f"Patricia{id(server) % 100000}"  # 8 characters or more: a valid password but for being the name
     for password, why in (("password", "too easy"), (" " * 8, "only spaces"), (name, "your name"),
                           (name.upper(), "your name"), ("12345678", "too easy"),
                           ("aaaaaaaaaaaa", "too easy")):
