@@ -36,8 +36,11 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
         proc.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. Not for the session: Playwright's sync API leaves its event loop marked
+    running in this thread while it lives, so a later module on the same xdist worker that calls
+    asyncio.run() (the server tests do) would fail; a browser launch costs about a second per module."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"chromium is needed for the browser tests and {CHROMIUM} is missing: run "
                     "`bash scripts/test.sh` as root (it installs Debian's chromium), "

@@ -279,16 +279,20 @@ def test_egyptian_dash_bid_with_declaration_and_all_pass(contexts: list[Any], we
     tb.declare(b1, _click("#declare-btn"), f"{b1} declare 6H")
     for p in tb.pages:
         assert w.trump_shown(p) == "H"
-    # The estimates, each the lowest a seat may click.
-    for _ in range(2):
-        s = tb.mover()
-        page = tb.seats[s]
-        assert s in (b2, b3), s
-        low = min(w.enabled_estimates(page))
-        tb.declare(s, _click(f"#estimate-picker button.est-btn[data-est='{low}']"), f"{s} est {low}")
+    # The estimates: the With seat first, on the declared number (so it scores as With: an egyptian With
+    # that estimates anything else is an ordinary estimate); then the other seat, the lowest it may click.
+    s = tb.mover()
+    assert s == b2, (s, b2)
+    assert 6 in w.enabled_estimates(tb.seats[s])
+    tb.declare(s, _click("#estimate-picker button.est-btn[data-est='6']"), f"{s} est 6")
+    s = tb.mover()
+    assert s == b3, (s, b3)
+    low = min(w.enabled_estimates(tb.seats[s]))
+    tb.declare(s, _click(f"#estimate-picker button.est-btn[data-est='{low}']"), f"{s} est {low}")
     tb.settle()
     for p in tb.pages:
         assert "caller" in w.badges(p, b1) and "with" in w.badges(p, b2), (w.badges(p, b1), w.badges(p, b2))
+        assert "with" not in w.badges(p, b3) and "caller" not in w.badges(p, b3)
         assert all(w.badges(p, b1).values()) and all(w.badges(p, b2).values()), "every marker has a tooltip"
         assert p.inner_text(f"#scoreboard tr.r-est td[data-seat='{b1}']") == "6"
         assert p.inner_text(f"#scoreboard tr.r-est td[data-seat='{dasher}']") == "0"
