@@ -263,12 +263,9 @@ def test_a_server_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Non
     from estimation.server import Settings, auth
     from estimation.server.hub import Hub
     from estimation.server.models import Result
-    from estimation.server.social import Social
 
     async def main() -> None:
-        # The bots think in worker processes, which know only the registry's rulesets: the heuristic bot
-        # decides from the view alone, so it plays a ruleset registered only here.
-        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'toy.db'}", bot_delay=0.0), Social)
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'toy.db'}", bot_delay=0.0))
         await hub.start()
         try:
             async with hub.session() as db, db.begin():
