@@ -17,6 +17,7 @@ import asyncio
 import json
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -34,16 +35,11 @@ from estimation.scoring import seat_lines
 # --- the ruleset: one module's worth ---------------------------------------------------------------------
 
 
+@dataclass(slots=True)
 class ToyDeclarations(Declarations):
     """The Dash offer's state (the base's) and the highest estimate so far: (number, seat)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.high: tuple[int, int] | None = None
-
-
-def _state(game: Game) -> ToyDeclarations:
-    return game.decl  # type: ignore[return-value]
+    high: tuple[int, int] | None = None
 
 
 class Toy(Ruleset):
@@ -90,7 +86,7 @@ class Toy(Ruleset):
             self.apply_offer(game, action)
             return
         assert action.number is not None
-        decl = _state(game)
+        decl: ToyDeclarations = game.decl
         if decl.high is None or action.number > decl.high[0]:
             decl.high = (action.number, action.seat)
         if self.record_estimate(game, action.seat, action.number):
@@ -259,7 +255,9 @@ def test_the_bots_play_it() -> None:
 # --- a server table, in this process ------------------------------------------------------------------------
 
 
-def test_a_server_table(tmp_path: Path) -> None:
+def test_a_server_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
     from sqlalchemy import select
 
     from estimation.server import Settings, auth
@@ -292,4 +290,6 @@ def test_a_server_table(tmp_path: Path) -> None:
         finally:
             await hub.stop()
 
-    asyncio.run(main())
+    with caplog.at_level(logging.WARNING, logger="estimation.server"):
+        asyncio.run(main())
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text  # no bot fell back

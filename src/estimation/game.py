@@ -118,8 +118,9 @@ class Game:
         spec = self.spec
         self.kind = spec.kind
         self.trump: Trump = spec.trump if spec.trump is not None else _NT
-        # declarations: the ruleset's own state (never read here), and what every ruleset ends with
-        self.decl = self.ruleset.new_declarations()
+        # declarations: the ruleset's own state (its ``declaration_state``, never read here; typed Any so
+        # that each ruleset reads its own fields), and what every ruleset ends with
+        self.decl: Any = self.ruleset.declaration_state()
         self.caller: int | None = None
         self.estimates: list[int | None] = [None, None, None, None]
         self.est_order: tuple[int, ...] = ()

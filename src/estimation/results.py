@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .cards import Trump
 from .scoring import RoundFacts, SeatScore
 
 if TYPE_CHECKING:
@@ -72,29 +73,40 @@ def _score_round(ruleset: Ruleset, facts: RoundFacts,
 
 
 def build_result(game: Game, facts: RoundFacts) -> RoundResult:
+    """The scored round. The engine's own hot path (every scored round, simulations included), so it keeps
+    the measured speed tricks that the rulesets do not (docs/performance.md): each line's score summed from
+    the unpacked line, the trump's text from a table, and the result built positionally through
+    ``tuple.__new__``, which is what a named tuple's own ``__new__`` does after binding its keywords."""
     ruleset = game.ruleset
     made = facts.made_flags()
     breakdown, saaydeh = _score_round(ruleset, facts, made)
-    scores = tuple([line.score for line in breakdown])
+    scores = tuple([(base + caller_with + only + risk + dash_call + dash) * multiplier
+                    for _, _, _, _, _, base, caller_with, only, risk, dash_call, dash, multiplier
+                    in breakdown])
     dash_calls = facts.dash_calls
-    return RoundResult(
-        round=game.round_no,
-        deals=game.deal_no + 1,
-        kind=ruleset.round_kind(game),
-        trump=str(game.trump),
-        caller=facts.caller,
-        multiplier=facts.multiplier,
-        estimates=facts.estimates,
-        tricks=facts.tricks,
-        made=made,
-        scores=scores,
-        risk=ruleset.risk_level(facts),
-        saaydeh=saaydeh,
-        dealer=game.dealer,
-        order=facts.order,
-        dash_calls=tuple(sorted(dash_calls)) if dash_calls else (),
-        breakdown=breakdown,
-    )
+    return _new(RoundResult, (
+        game.round_no,                                  # round
+        game.deal_no + 1,                               # deals
+        ruleset.round_kind(game),                       # kind
+        _TRUMP_TEXT[game.trump],                        # trump
+        facts.caller,                                   # caller
+        facts.multiplier,                               # multiplier
+        facts.estimates,                                # estimates
+        facts.tricks,                                   # tricks
+        made,                                           # made
+        scores,                                         # scores
+        ruleset.risk_level(facts),                      # risk
+        saaydeh,                                        # saaydeh
+        (game.first_dealer + game.round_no - 1) % 4,    # dealer (Game.dealer)
+        facts.order,                                    # order
+        tuple(sorted(dash_calls)) if dash_calls else (),  # dash_calls
+        breakdown,                                      # breakdown
+    ))
+
+
+#: ``str(trump)`` by trump: ``Trump.__str__`` reads the enum's ``name`` through a Python-level descriptor.
+_TRUMP_TEXT: dict[Trump, str] = {t: str(t) for t in Trump}
+_new = tuple.__new__
 
 
 #: The two sides of a partnership game (RULES.md, Partnerships): partners sit opposite.

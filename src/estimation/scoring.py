@@ -47,7 +47,9 @@ class RoundFacts(NamedTuple):
         return tuple(map(eq, self.tricks, self.estimates))
 
     def with_multiplier(self, multiplier: int) -> RoundFacts:
-        return self._replace(multiplier=multiplier)
+        # Positional through tuple.__new__ (the engine's, on every Sa'aydeh): ``_replace`` binds keywords.
+        return tuple.__new__(RoundFacts, (self.kind, self.estimates, self.tricks, self.order, self.caller,
+                                          self.dash_calls, multiplier, self.with_seats))
 
 
 class SeatScore(NamedTuple):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 from ..actions import Verb
@@ -43,34 +43,37 @@ class RoundSpec:
     trump: Trump | None = None
 
 
+@dataclass(slots=True)
 class Declarations:
-    """A deal's declaration state, owned by the ruleset that made it (:meth:`Ruleset.new_declarations`).
+    """A deal's declaration state, owned by the ruleset that made it (``Ruleset.declaration_state``).
 
-    The engine keeps one per deal as ``game.decl`` and never looks inside: it only copies it with the game.
-    :meth:`copy` copies lists and shares everything else, so keep the other attributes immutable (ints,
-    tuples, None). This base holds the zero offer's state, which the shared offer helpers below use; a
-    ruleset subclasses it to add its own (an auction's standing call, egyptian's With seats...).
+    The engine makes one per deal (``game.decl``) and never looks inside: it only copies it with the game.
+    A ruleset subclasses it as a dataclass to add its own fields (an auction's standing call, egyptian's
+    With seats...). :meth:`copy` copies lists and shares everything else, so keep the other fields
+    immutable (ints, tuples, None). This base holds the zero offer's state, which the shared offer helpers
+    below use.
     """
 
-    def __init__(self) -> None:
-        #: Seats that took the offer to sit the deal out on zero (a Dash Call, egyptian's Dash), in order.
-        self.dash_seats: list[int] = []
-        #: How many seats have been asked the offer.
-        self.asked = 0
+    #: Seats that took the offer to sit the deal out on zero (a Dash Call, egyptian's Dash), in order.
+    dash_seats: list[int] = field(default_factory=list)
+    #: How many seats have been asked the offer.
+    asked: int = 0
 
     def copy(self) -> Self:
-        other = object.__new__(type(self))
-        other.__dict__.update({k: v.copy() if type(v) is list else v for k, v in self.__dict__.items()})
+        cls: Any = type(self)  # the ruleset's own subclass: its fields in order, the base's first
+        values = [getattr(self, name) for name in _field_names(cls)]
+        other: Self = cls(*[v.copy() if type(v) is list else v for v in values])
         return other
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.__dict__ == self.__dict__
 
-    __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
+def _field_names(cls: type[Declarations]) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return names
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
-        return f"{type(self).__name__}({fields})"
+
+_FIELDS: dict[type[Declarations], tuple[str, ...]] = {}
 
 
 class PublicDeclarations(NamedTuple):
@@ -123,14 +126,11 @@ class Ruleset:
     #: wins that earn the badge.
     level_points: ClassVar[dict[str, int] | None] = None
     badge_wins: ClassVar[int] = 0
-    #: The per-deal declaration state this ruleset keeps (``game.decl``).
+    #: The per-deal declaration state this ruleset keeps: the engine makes one for every deal dealt, as
+    #: ``game.decl``, before :meth:`begin_deal`.
     declaration_state: ClassVar[type[Declarations]] = Declarations
 
     # --- declarations -----------------------------------------------------------------------------
-    def new_declarations(self) -> Declarations:
-        """A fresh declaration state for a deal just dealt (before :meth:`begin_deal`)."""
-        return self.declaration_state()
-
     def begin_deal(self, game: Game) -> None:
         """Set the phase and the first seat to act for a deal that was just dealt."""
         raise NotImplementedError

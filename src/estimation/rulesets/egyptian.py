@@ -10,6 +10,7 @@ a Dash worth 23 Under / 13 Over; no Sa'aydeh; a leaver ends the match.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..actions import Action, Verb
@@ -38,16 +39,16 @@ def rank(number: int, trump: Trump) -> int:
     return number * 5 + int(trump)
 
 
+@dataclass(slots=True)
 class EgyptianDeclarations(Declarations):
-    """A deal's declarations: the blind Dash offer (the base's), who is still in the auction, the standing
-    bid (number, trump, seat), the seats With on it, and the winner's declaration (number, trump)."""
+    """A deal's declarations: the blind Dash offer (the base's), who is still in the auction (set when it
+    starts), the standing bid (number, trump, seat), the seats With on it, and the winner's declaration
+    (number, trump)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.in_auction = [False, False, False, False]
-        self.standing: tuple[int, Trump, int] | None = None
-        self.with_seats: list[int] = []
-        self.declared: tuple[int, Trump] | None = None
+    in_auction: list[bool] = field(default_factory=list)
+    standing: tuple[int, Trump, int] | None = None
+    with_seats: list[int] = field(default_factory=list)
+    declared: tuple[int, Trump] | None = None
 
 
 class Egyptian(Ruleset):
@@ -84,14 +85,9 @@ class Egyptian(Ruleset):
     def begin_deal(self, game: Game) -> None:
         self.begin_offer(game)
 
-    @staticmethod
-    def _decl(game: Game) -> EgyptianDeclarations:
-        """The deal's declaration state, which this ruleset made (``declaration_state``)."""
-        return game.decl  # type: ignore[return-value]
-
     def begin_auction(self, game: Game) -> None:
         game.phase = Phase.AUCTION
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         decl.in_auction = [s not in decl.dash_seats for s in range(4)]
         self._pass_turn(game, game.dealer)
 
@@ -106,7 +102,7 @@ class Egyptian(Ruleset):
         return None
 
     def _pass_turn(self, game: Game, after: int) -> None:
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         nxt = self._next_bidder(decl, after)
         if nxt is not None:
             game.turn = nxt
@@ -128,19 +124,19 @@ class Egyptian(Ruleset):
         self.begin_estimates(game, order)
 
     def max_estimate(self, game: Game) -> int:
-        declared = self._decl(game).declared
+        declared = game.decl.declared
         return declared[0] if declared is not None else 13
 
     def _bids(self, game: Game, seat: int) -> list[Action]:
         fixed = game.spec.trump
-        standing = self._decl(game).standing
+        standing = game.decl.standing
         floor = rank(*standing[:2]) if standing else -1
         trumps = (fixed,) if fixed is not None else tuple(Trump)
         return [Action.contract(seat, Verb.BID, n, t)
                 for n in range(4, 14) for t in trumps if rank(n, t) > floor]
 
     def _declarations(self, game: Game, seat: int) -> list[Action]:
-        standing = self._decl(game).standing
+        standing = game.decl.standing
         assert standing is not None
         won, won_trump, _ = standing
         speed = game.spec.trump is not None
@@ -158,7 +154,7 @@ class Egyptian(Ruleset):
             return self.offer_actions(seat)
         if phase is Phase.AUCTION:
             out = [Action.bare(seat, Verb.PASS)]
-            if self._decl(game).standing is not None:
+            if game.decl.standing is not None:
                 out.append(Action.bare(seat, Verb.WITH))
             out.extend(self._bids(game, seat))
             return out
@@ -170,7 +166,7 @@ class Egyptian(Ruleset):
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         if verb is Verb.EST:
             assert action.number is not None
             if self.record_estimate(game, seat, action.number):
@@ -195,7 +191,7 @@ class Egyptian(Ruleset):
             raise AssertionError(f"not an {self.name} declaration: {action}")
 
     def _declare(self, game: Game, caller: int, number: int, trump: Trump) -> None:
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         decl.declared = (number, trump)
         game.trump = trump
         game.estimates[caller] = number
@@ -219,7 +215,7 @@ class Egyptian(Ruleset):
                 fixed = game.spec.trump
                 if fixed is not None and action.trump != fixed:
                     return f"in this speed round every bid names {fixed}"
-                standing = self._decl(game).standing
+                standing = game.decl.standing
                 if standing is not None:
                     n, t, _ = standing
                     return f"{action.number}{action.trump} does not beat the standing bid {n}{t}"
@@ -227,7 +223,7 @@ class Egyptian(Ruleset):
         if phase is Phase.DECLARE:
             if verb is not Verb.DECLARE:
                 return "the auction's winner declares now: declare N SUIT"
-            standing = self._decl(game).standing
+            standing = game.decl.standing
             assert standing is not None
             if action.number is not None and action.number < standing[0]:
                 return f"a declaration may raise the number, never lower it below {standing[0]}"
@@ -269,7 +265,7 @@ class Egyptian(Ruleset):
 
     # --- what is public ----------------------------------------------------------------------------------
     def public_declarations(self, game: Game) -> PublicDeclarations:
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing, tuple(decl.with_seats),
                                   decl.declared)
 
@@ -277,7 +273,7 @@ class Egyptian(Ruleset):
         """The Caller, a Dash (never a Dash Call: another promise, scored another way) and a With seat, as
         long as its estimate (once made) is the declared number: another estimate is an ordinary one."""
         roles = super().seat_roles(game)
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         declared = decl.declared[0] if decl.declared is not None else None
         for s in decl.with_seats:
             estimate = game.estimates[s]
@@ -287,7 +283,7 @@ class Egyptian(Ruleset):
 
     # --- scoring ---------------------------------------------------------------------------------------
     def facts(self, game: Game) -> RoundFacts:
-        decl = self._decl(game)
+        decl: EgyptianDeclarations = game.decl
         estimates = tuple(e or 0 for e in game.estimates)
         declared = decl.declared[0] if decl.declared else None
         withs = frozenset(s for s in decl.with_seats if estimates[s] == declared)

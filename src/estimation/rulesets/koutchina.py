@@ -7,6 +7,7 @@ three failed auctions make the fourth deal a fixed NT round. Scoring: 10 + trick
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from ..actions import Action, Verb
@@ -54,20 +55,15 @@ _SEATS: Final = (0, 1, 2, 3)
 _AFTER: Final = tuple(tuple((seat + i) & 3 for i in range(1, 5)) for seat in range(4))
 
 
+@dataclass(slots=True)
 class AuctionState(Declarations):
-    """A deal's declarations: the Dash Call offer (the base's), who is still in the auction, the standing
-    call (number, trump, seat), and a fixed round's Super Call so far (number, seat, trump)."""
+    """A deal's declarations: the Dash Call offer (the base's), who is still in the auction (set when it
+    starts), the standing call (number, trump, seat), and a fixed round's Super Call so far (number, seat,
+    trump)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.in_auction = [False, False, False, False]
-        self.standing: tuple[int, Trump, int] | None = None
-        self.super_call: tuple[int, int, Trump] | None = None
-
-
-def _state(game: Game) -> AuctionState:
-    """The deal's declaration state, which this ruleset made (``declaration_state``)."""
-    return game.decl  # type: ignore[return-value]
+    in_auction: list[bool] = field(default_factory=list)
+    standing: tuple[int, Trump, int] | None = None
+    super_call: tuple[int, int, Trump] | None = None
 
 
 def fixed_rounds() -> tuple[RoundSpec, ...]:
@@ -120,7 +116,7 @@ class Koutchina(Ruleset):
 
     def begin_auction(self, game: Game) -> None:
         game.phase = _AUCTION
-        decl = _state(game)
+        decl: AuctionState = game.decl
         dash_seats = decl.dash_seats
         decl.in_auction = [s not in dash_seats for s in _SEATS]
         game.turn = self._next_bidder(decl, game.dealer)
@@ -134,7 +130,7 @@ class Koutchina(Ruleset):
         return None
 
     def max_estimate(self, game: Game) -> int:
-        standing = _state(game).standing
+        standing = game.decl.standing
         return standing[0] if game.kind == "call" and standing else 13
 
     def legal_declarations(self, game: Game) -> tuple[Action, ...]:
@@ -144,7 +140,7 @@ class Koutchina(Ruleset):
         if phase is _DASH:
             return self.offer_actions(seat)
         if phase is _AUCTION:
-            standing = _state(game).standing
+            standing = game.decl.standing
             return AUCTION_ACTIONS[seat][_NEXT_CALL[standing[0], standing[1]] if standing else 0]
         return self._legal_estimates(game, seat)
 
@@ -168,7 +164,7 @@ class Koutchina(Ruleset):
     def apply_declaration(self, game: Game, action: Action) -> None:
         verb = action.verb
         seat = action.seat
-        decl = _state(game)
+        decl: AuctionState = game.decl
         # Most frequent first: a random auction makes more calls than anything else.
         if verb is _CALL:
             assert action.number is not None and action.trump is not None
@@ -216,7 +212,7 @@ class Koutchina(Ruleset):
         if game.kind == "fixed":
             best = max(game.estimates[s] or 0 for s in game.est_order)
             game.caller = next(s for s in game.est_order if game.estimates[s] == best)
-            super_call = _state(game).super_call
+            super_call = game.decl.super_call
             if super_call is not None:
                 game.trump = super_call[2]
         assert game.caller is not None
@@ -229,7 +225,7 @@ class Koutchina(Ruleset):
         if phase is Phase.DASH:
             return "the Dash Call is being offered: dashcall or nodash"
         if phase is Phase.AUCTION:
-            standing = _state(game).standing
+            standing = game.decl.standing
             if verb is Verb.CALL and standing is not None:
                 n, t, _ = standing
                 return f"{action.number}{action.trump} does not beat the standing call {n}{t}"
@@ -262,16 +258,16 @@ class Koutchina(Ruleset):
 
     # --- what is public ----------------------------------------------------------------------------------
     def public_declarations(self, game: Game) -> PublicDeclarations:
-        decl = _state(game)
+        decl: AuctionState = game.decl
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing)
 
     def trump_in_force(self, game: Game) -> Trump | None:
         """A fixed round's Super Call changes the trump the moment it is made, not when play starts: the
         seats still to estimate must know it. ``super_call`` is the running choice (highest number, ties to
         the earliest), the very trump the end of the estimates installs."""
-        super_call = _state(game).super_call
-        if game.phase is Phase.ESTIMATE and super_call is not None:
-            return super_call[2]
+        decl: AuctionState = game.decl
+        if game.phase is Phase.ESTIMATE and decl.super_call is not None:
+            return decl.super_call[2]
         return super().trump_in_force(game)
 
     def seat_roles(self, game: Game) -> list[str | None]:
@@ -310,11 +306,13 @@ class Koutchina(Ruleset):
         caller = facts.caller
         with_seats = facts.with_seats
         out = []
+        # Each SeatScore's lines in field order (seat, role, estimate, tricks, made, base, caller_with, only,
+        # risk, dash_call, dash, multiplier): four lines a scored round, and keywords cost a third more.
         for seat, est, tricks, made, only, last, sign, diff in seat_lines(facts):
             if seat in dash_calls:
-                out.append(SeatScore(seat, "dashcall", est, tricks, made, only=only,
-                                     dash_call=sign * (25 if facts.total > 13 else 33),
-                                     multiplier=multiplier))
+                dash_call = sign * (25 if facts.total > 13 else 33)
+                out.append(SeatScore(seat, "dashcall", est, tricks, made, 0, 0, only, 0, dash_call, 0,
+                                     multiplier))
                 continue
             if seat == caller:
                 role = "caller"
@@ -322,14 +320,11 @@ class Koutchina(Ruleset):
                 role = "with"
             else:
                 role = "dash" if est == 0 else "regular"
-            out.append(SeatScore(
-                seat, role, est, tricks, made,
-                base=10 + tricks if made else -diff,
-                caller_with=sign * 10 if role == "caller" or role == "with" else 0,
-                only=only,
-                risk=sign * 10 * level if last else 0,
-                multiplier=multiplier,
-            ))
+            base = 10 + tricks if made else -diff
+            caller_with = sign * 10 if role == "caller" or role == "with" else 0
+            risk = sign * 10 * level if last else 0
+            out.append(SeatScore(seat, role, est, tricks, made, base, caller_with, only, risk, 0, 0,
+                                 multiplier))
         return tuple(out)
 
 
