@@ -141,7 +141,7 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
         player = rng.choice(played)
         async with session() as db:
             outcomes = await outcomes_of(db, player)
-            await stats_of(db, player, outcomes)
+            await stats_of(db, player, outcomes=outcomes)
             await games_of(db, player, 10, 0)
 
     await timed("profile", requests, profile)
@@ -159,8 +159,9 @@ async def measure(url: str, players: int, requests: int, rng: random.Random) -> 
             engine.sync_engine, compile_kwargs={"literal_binds": True}))
         for name, sql in (
                 ("leaderboard", ranking),
-                ("profile", "SELECT ruleset, outcome, count(*) FROM results WHERE account_id = 7 "
-                            "GROUP BY ruleset, outcome"),
+                ("profile", "SELECT ruleset, outcome, count(*), sum(total), sum(rounds), sum(made) "
+                            "FROM results WHERE account_id = 7 AND EXISTS (SELECT 1 FROM tables WHERE "
+                            "tables.id = results.table_id AND private IS false) GROUP BY ruleset, outcome"),
                 ("history", "SELECT * FROM results WHERE account_id = 7 ORDER BY finished_at DESC, table_id "
                             "DESC LIMIT 20")):
             rows = (await conn.execute(text(f"{explain} {sql}"))).all()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..game import Game
@@ -53,7 +53,9 @@ def results_of(account_id: int, private: bool) -> Any:
     mine = Result.account_id == account_id
     if private:
         return mine
-    return mine & Result.table_id.in_(select(Table.id).where(Table.private.is_(False)))
+    # Correlated, so each of the player's rows looks its table up by key: ``IN (SELECT id ...)`` had SQLite
+    # list every public table in the database for each profile.
+    return mine & exists().where(Table.id == Result.table_id, Table.private.is_(False))
 
 
 async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
@@ -69,39 +71,43 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
              "side_total": r.side_total, "finished_at": r.finished_at.isoformat() + "Z"} for r in rows]
 
 
-async def outcomes_of(db: AsyncSession, account_id: int, private: bool = False) -> dict[tuple[str, str], int]:
-    """(ruleset, outcome) -> games, in one query over the player's own rows (an account index): filtering on
-    the ruleset too would let a database scan every game of that ruleset by the leaderboards' index. Games at
-    private tables count only with ``private`` (as in ``games_of``)."""
-    rows = (await db.execute(select(Result.ruleset, Result.outcome, func.count())
+#: (ruleset, outcome) -> (games, sum of totals, rounds played, rounds made).
+Outcomes = dict[tuple[str, str], tuple[int, int, int, int]]
+
+
+async def outcomes_of(db: AsyncSession, account_id: int, private: bool = False) -> Outcomes:
+    """A player's games tallied by ruleset and outcome, with their sums, in one query over the player's own
+    rows, which the index ``ix_results_account_stats`` covers (filtering on the ruleset too would let a
+    database scan every game of that ruleset by the leaderboards' index instead). Games at private tables
+    count only with ``private`` (as in ``games_of``)."""
+    rows = (await db.execute(select(Result.ruleset, Result.outcome, func.count(), func.sum(Result.total),
+                                    func.sum(Result.rounds), func.sum(Result.made))
                              .where(results_of(account_id, private))
                              .group_by(Result.ruleset, Result.outcome))).all()
-    return {(str(r), str(o)): int(n) for r, o, n in rows}
+    return {(str(r), str(o)): (int(n), int(t or 0), int(k or 0), int(m or 0)) for r, o, n, t, k, m in rows}
 
 
 async def stats_of(db: AsyncSession, account_id: int, private: bool = False,
-                   outcomes: dict[tuple[str, str], int] | None = None) -> dict[str, Any]:
+                   outcomes: Outcomes | None = None) -> dict[str, Any]:
     """Games, wins, average score, make rate; and for every ruleset that keeps level points, its games by
     outcome, the points (win / draw / loss as the ruleset pays them; a leaver's loss pays as any loss) and
     the badge. ``levels`` has them by ruleset name, and each is also under its ruleset's own name at the
     top level, where clients read them before ``levels`` existed. Games at private tables count only with
-    ``private`` (as in ``games_of``)."""
-    theirs = results_of(account_id, private)
-    row = (await db.execute(select(
-        func.count(), func.coalesce(func.sum(Result.total), 0), func.coalesce(func.sum(Result.rounds), 0),
-        func.coalesce(func.sum(Result.made), 0),
-    ).where(theirs))).one()
-    games, total, rounds, made = (int(x) for x in row)
+    ``private`` (as in ``games_of``). All of it from :func:`outcomes_of`'s one query."""
     if outcomes is None:
         outcomes = await outcomes_of(db, account_id, private)
-    wins = sum(n for (_r, o), n in outcomes.items() if o == "win")
+    games = sum(v[0] for v in outcomes.values())
+    total = sum(v[1] for v in outcomes.values())
+    rounds = sum(v[2] for v in outcomes.values())
+    made = sum(v[3] for v in outcomes.values())
+    wins = sum(v[0] for (_r, o), v in outcomes.items() if o == "win")
     levels: dict[str, dict[str, Any]] = {}
     for name, ruleset in RULESETS.items():
         points_table = ruleset.level_points
         if points_table is None:
             continue
         by_outcome: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
-        for (played, outcome_name), n in outcomes.items():
+        for (played, outcome_name), (n, *_sums) in outcomes.items():
             if played == name:
                 by_outcome[outcome_name] += n
         levels[name] = {

@@ -456,7 +456,7 @@ async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
         outcomes = await history.outcomes_of(db, player_id, private=own)
         stats = await history.stats_of(db, player_id, private=own, outcomes=outcomes)
         per: dict[str, dict[str, int]] = {}
-        for (ruleset, outcome), n in sorted(outcomes.items()):
+        for (ruleset, outcome), (n, *_sums) in sorted(outcomes.items()):
             tally = per.setdefault(ruleset, {"games": 0, "wins": 0})
             tally["games"] += n
             tally["wins"] += n if outcome == "win" else 0
