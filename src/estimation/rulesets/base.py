@@ -318,6 +318,8 @@ class Ruleset:
             "name": self.name,
             "lengths": list(self.lengths),
             "default_length": self.default_length,
+            "rounds": {length: [{"kind": spec.kind, "trump": None if spec.trump is None else str(spec.trump)}
+                                for spec in specs] for length, specs in self.lengths.items()},
             "kinds": list(self.round_kinds),
             "called_kinds": [k for k in self.round_kinds if k in self.called_kinds],
             "verbs": self.verb_names(),

@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from .. import __version__
 from ..web.mount import mount_web
-from . import accounts, chat, leaderboard, social
+from . import accounts, calc, chat, leaderboard, social
 from .config import Settings
 from .http import BodyGuard, SafeJSONResponse, SecurityHeaders
 from .hub import Hub
@@ -53,7 +53,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                        burst=settings.rest_rate_burst, verified=hub.verified)
     app.add_middleware(SecurityHeaders)
     app.include_router(router)
-    for extra in (chat.router, social.router, leaderboard.router, accounts.router):  # issue 19's routes
+    # issue 19's routes, and the calculator's
+    for extra in (chat.router, social.router, leaderboard.router, accounts.router, calc.router):
         app.include_router(extra)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     app.add_api_websocket_route("/ws/lobby", lobby_socket)

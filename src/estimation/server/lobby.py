@@ -21,6 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from ..record import load_record, replay_summary
 from ..rulesets import DEFAULT_RULESET, RULESETS
 from . import auth, history, names, wallets
 from .hub import Hub
@@ -158,12 +159,20 @@ class JoinOut(BaseModel):
     table: TableOut
 
 
+class RoundOut(BaseModel):
+    kind: str
+    trump: str | None
+
+
 class RulesetOut(BaseModel):
     """What a client needs to know of a ruleset without testing its name (``Ruleset.describe``)."""
 
     name: str
     lengths: list[str]
     default_length: str
+    rounds: dict[str, list[RoundOut]] = Field(
+        description="Each length's rounds in order: the kind a round is dealt as and its fixed trump (null: "
+                    "none until the declarations name one).")
     kinds: list[str] = Field(description="Every kind a round can be (the replay's and the calculator's).")
     called_kinds: list[str] = Field(description="The kinds whose Caller comes from a Call.")
     verbs: dict[str, str | None] = Field(
@@ -587,6 +596,26 @@ async def download_record(table_id: TableId, hub: HubDep, creds: Creds,
     """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`.
 
     A private table's record is as private as the table: its creator, its players, or the invite code."""
+    return await _finished_record(table_id, hub, creds, invite)
+
+
+@router.get("/tables/{table_id}/replay", tags=["history"],
+            responses={404: {"description": "No such table."},
+                       409: {"description": "The game is not finished (a record would show the hands)."}})
+async def replay(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = None) -> dict[str, Any]:
+    """The finished game's record replayed by the server: `estimation replay --json`'s document (`rounds`,
+    `totals`, `places`, `complete`, and `sides` in a partnership game), each round with its `breakdown` (every
+    seat's score lines). The replay page draws its scores from it rather than scoring by a ruleset's name.
+
+    As private as the record."""
+    record = await _finished_record(table_id, hub, creds, invite)
+    return replay_summary(load_record(record))
+
+
+async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCredentials | None,
+                           invite: str | None) -> dict[str, Any]:
+    """A finished table's record without its seed; 404 to whoever the table does not admit, 409 before the
+    end."""
     account_id = await _account_id(hub, creds)
     async with hub.session() as db:
         row = await db.get(Table, table_id)
