@@ -77,6 +77,8 @@ def score_typed_round(
         raise CalculatorError("at most two seats take the Dash offer, each once")
     if dash and not rules.verb_roles.get("offer"):
         raise CalculatorError(f"a {ruleset} round has no Dash offer")
+    if dash and not rules.has_offer(kind):
+        raise CalculatorError(f"a {kind} round has no Dash offer: it goes straight to the estimates")
     if joined and not rules.has_with_bids:
         raise CalculatorError(f"a {ruleset} round has no With bids (only rulesets with a `with` bid do)")
     if joined & dash:

@@ -70,6 +70,8 @@ def test_score_a_typed_round_with_partners(server: ServerProcess) -> None:
     ({**ROUND, "multiplier": 3}, "multiplier"),
     ({"kind": "fixed", "estimates": [[1, 5], [2, 5], [3, 5]], "tricks": [4, 3, 3, 3]}, "every seat"),
     ({**ROUND, "caller": [1, 3]}, "4-13"),
+    ({"kind": "fixed", "dash": [0], "estimates": [[1, 3], [2, 3], [3, 3]], "tricks": [3, 3, 3, 4]},
+     "no Dash offer"),
 ])
 def test_a_round_that_cannot_happen_is_a_422_saying_why(server: ServerProcess, body: dict[str, Any],
                                                         says: str) -> None:

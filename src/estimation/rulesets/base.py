@@ -311,6 +311,16 @@ class Ruleset:
 
     #: Whether a seat can join the standing bid (``with``): the calculator asks for those seats only then.
     has_with_bids: ClassVar[bool] = False
+    #: The kinds of round whose deal opens with the offer to sit out on zero, where the ruleset has the offer
+    #: (None: every kind); the calculator asks for the offer's takers in these only.
+    offer_kinds: ClassVar[frozenset[str] | None] = None
+    #: In a round without a Call, who estimates first: this many seats after the dealer (1: the dealer's
+    #: left, the dealer last; 0: the dealer), then round the table; the calculator shows that order.
+    first_estimator: ClassVar[int] = 1
+
+    def has_offer(self, kind: str) -> bool:
+        """Whether a round of ``kind`` opens with the offer to sit out on zero."""
+        return "offer" in self.verb_roles and (self.offer_kinds is None or kind in self.offer_kinds)
 
     def describe(self) -> dict[str, Any]:
         """What a client needs to know of this ruleset without testing its name (``/api/rulesets``)."""
@@ -330,6 +340,8 @@ class Ruleset:
             "leaver_ends_match": self.leaver_ends_match,
             "level_points": None if self.level_points is None else dict(self.level_points),
             "with_bids": self.has_with_bids,
+            "offer_kinds": [k for k in self.round_kinds if self.has_offer(k)],
+            "first_estimator": self.first_estimator,
         }
 
     def verb_names(self) -> dict[str, str | None]:

@@ -71,6 +71,8 @@ class Egyptian(Ruleset):
     round_kinds: ClassVar[tuple[str, ...]] = ("auction", "speed", "nobid")
     typed_defaults: ClassVar[tuple[str | None, str | None]] = ("auction", "nobid")
     called_kinds: ClassVar[frozenset[str]] = frozenset({"auction", "speed"})
+    #: Nobody bid: the estimates start with the dealer.
+    first_estimator: ClassVar[int] = 0
     risk_levels: ClassVar[int] = 1
     # The Dash's value is on the dash_call line, headed Dash: it is not a Dash Call.
     score_lines: ClassVar[dict[str, str]] = {
@@ -120,7 +122,8 @@ class Egyptian(Ruleset):
         dash_seats = game.decl.dash_seats
         for s in dash_seats:
             game.estimates[s] = 0
-        order = tuple(s for s in ((game.dealer + i) & 3 for i in range(4)) if s not in dash_seats)
+        first = game.dealer + self.first_estimator
+        order = tuple(s for s in ((first + i) & 3 for i in range(4)) if s not in dash_seats)
         self.begin_estimates(game, order)
 
     def max_estimate(self, game: Game) -> int:

@@ -93,6 +93,8 @@ class Koutchina(Ruleset):
     round_kinds: ClassVar[tuple[str, ...]] = ("call", "fixed")
     typed_defaults: ClassVar[tuple[str | None, str | None]] = ("call", None)
     called_kinds: ClassVar[frozenset[str]] = frozenset({"call"})
+    #: The Dash Call is offered in call rounds only: a fixed round goes straight to the estimates.
+    offer_kinds: ClassVar[frozenset[str] | None] = frozenset({"call"})
     risk_levels: ClassVar[int] = 3
     score_lines: ClassVar[dict[str, str]] = {
         "base": "Base", "caller_with": "C/W", "only": "Only", "risk": "Risk", "dash_call": "DCall"}
@@ -111,7 +113,7 @@ class Koutchina(Ruleset):
         if game.kind == "call":
             self.begin_offer(game)
         else:
-            first = game.dealer + 1
+            first = game.dealer + self.first_estimator
             self.begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
 
     def begin_auction(self, game: Game) -> None:

@@ -185,6 +185,11 @@ class RulesetOut(BaseModel):
     leaver_ends_match: bool
     level_points: dict[str, int] | None
     with_bids: bool
+    offer_kinds: list[str] = Field(
+        description="The kinds whose deal opens with the offer to sit out on zero.")
+    first_estimator: int = Field(
+        description="In a round without a Call, who estimates first: this many seats after the dealer "
+                    "(1: the dealer's left; 0: the dealer).")
 
 
 class LedgerOut(BaseModel):
