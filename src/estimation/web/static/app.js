@@ -28,7 +28,7 @@ function header() {
     // The Lobby link works while seated: it says "show me the lobby", not "take me back to my table".
     h("a", { href: "#/", id: "lobby-link", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("lobby")),
     h("a", { href: "#/calc" }, t("calculator")),
-    h("a", { href: "#/leaderboard/koutchina", id: "leaderboard-link" }, t("s_leaderboards")),
+    h("a", { href: "#/leaderboard", id: "leaderboard-link" }, t("s_leaderboards")),
     h("span", { class: "grow" }),
     h("button", { type: "button", class: "link", id: "lang-toggle", "aria-label": t("language"),
       onclick: () => { saveSettings({ lang: getLang() === "ar" ? "en" : "ar" }); relabel(); } },
@@ -104,7 +104,7 @@ async function route() {
   if ((m = /^#\/replay\/(\d+)/.exec(hash))) { current = new ReplayPage(main, Number(m[1])); return; }
   if ((m = /^#\/player\/(\d+)/.exec(hash))) { current = new ProfilePage(main, Number(m[1])); return; }
   if ((m = /^#\/leaderboard(?:\/(\w+))?(?:\/(winrate|level))?(?:\/(\d+))?/.exec(hash))) {
-    current = new LeaderboardPage(main, m[1] || "koutchina", m[2] || "winrate", Number(m[3] || 1));
+    current = new LeaderboardPage(main, m[1] || null, m[2] || "winrate", Number(m[3] || 1));
     return;
   }
   // An invite link: keep its code for this table (the hash never reaches the server's logs), then the table.

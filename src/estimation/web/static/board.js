@@ -5,6 +5,7 @@ import { t } from "./i18n.js";
 import { describeAction } from "./describe.js";
 import { markerTip } from "./rules.js";
 import { parseAction } from "./bidding.js";
+import { sidesList } from "./sheet.js";
 
 const SEATS = [0, 1, 2, 3];
 
@@ -101,7 +102,8 @@ export function scoreboard(v, me, seats, clockSeat) {
     h("table", { class: "board" },
       h("thead", {}, h("tr", {}, h("th", {}, h("span", {
         class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${v.multiplier}`)),
-      SEATS.map((s) => h("th", { scope: "col", "data-seat": s, class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}` },
+      SEATS.map((s) => h("th", { scope: "col", "data-seat": s,
+        class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}${v.sides ? ` side-${sideOf(v, s)}` : ""}` },
         h("span", { class: "pname" }, v.players[s]),
         s === me ? h("small", {}, ` (${t("you")})`) : null,
         v.dealer === s ? dealerChip(v) : null,
@@ -115,23 +117,20 @@ export function scoreboard(v, me, seats, clockSeat) {
         h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", v.totals[s]))),
         h("tr", { class: "r-marks" }, h("th", { scope: "row" }, t("markers")), SEATS.map((s) => cell(s, "marks", markers(v, s, seats)))))),
     inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null,
-    sideTotals(v));
+    // A partnership game: each side's total (its two seats'), and its place once the match is over.
+    v.sides ? sidesList({ ...v.sides, places: v.over ? v.sides.places : null }, v.players, "sides") : null);
 }
 
-/** A partnership game's two sides (seats 0+2 against 1+3): who, their total and, once over, their place. */
-export function sideTotals(v) {
-  if (!v.sides) return null;
-  return h("ul", { class: "sides", id: "sides" }, v.sides.seats.map((pair, i) => h("li", { "data-side": i },
-    h("strong", {}, t("side_n", { n: i + 1 })), ` (${pair.map((s) => v.players[s]).join(" + ")}): `,
-    h("span", { class: "side-total" }, v.sides.totals[i]),
-    v.over ? h("span", { class: "side-place" }, ` · ${t("places_n", { n: v.sides.places[i] })}`) : null)));
+/** A seat's side in a partnership game (0: seats 0+2, 1: seats 1+3), or -1 without partners. */
+export function sideOf(v, s) {
+  return v.sides ? v.sides.seats.findIndex((pair) => pair.includes(s)) : -1;
 }
 
 /** The deal's declarations, newest last, each saying who made it: public to every seat and spectator. */
 export function declarationLog(v) {
   const items = declarations(v);
   const list = h("ol", { class: "decl-log", id: "declarations", "aria-live": "polite" },
-    items.map((a, i) => h("li", { "data-seat": parseAction(a).seat, "data-i": i }, describeAction(a, v.players, v.ruleset))));
+    items.map((a, i) => h("li", { "data-seat": parseAction(a).seat, "data-i": i }, describeAction(a, v.players, v.verbs))));
   const box = h("section", { class: "decl-box", "aria-label": t("declarations") },
     h("h2", {}, t("declarations"), " ", h("small", { class: "muted" }, t("deal_of_round", { r: v.round, d: v.deal }))),
     items.length ? list : h("p", { class: "muted", id: "declarations-empty" }, t("no_declarations")));

@@ -14,18 +14,18 @@ function cardText(card) {
 /**
  * A sentence for one record action: the seat's name, a colon, what it did.
  *
- * players: the four names by seat (a missing one reads "Seat N"). ruleset: the record's, because the same
- * verb reads differently by ruleset: `nodash` declines the koutchina/classic Dash Call but the egyptian
- * Dash, and the egyptian Dash must never be called a Dash Call (a different promise, scored differently).
- * Text that is not an action comes back as it was, so nothing a record holds is ever hidden.
+ * players: the four names by seat (a missing one reads "Seat N"). verbs: the ruleset's verbs (a view's
+ * `verbs`, or `/api/rulesets`'), because `nodash` declines whichever offer the ruleset makes: the Dash Call
+ * (`offer` is `dashcall`) or the Dash (`offer` is `dash`), and a Dash must never be called a Dash Call (a
+ * different promise, scored differently). Text that is not an action comes back as it was, so nothing a
+ * record holds is ever hidden.
  */
-export function describeAction(text, players, ruleset) {
+export function describeAction(text, players, verbs) {
   const parts = String(text ?? "").trim().split(/\s+/);
   const seat = Number(parts[0]);
   if (parts.length < 2 || !/^[0-3]$/.test(parts[0])) return String(text ?? "");
   const name = (players && players[seat]) || t("d_seat", { n: seat });
   const [, verb, arg, extra] = parts;
-  const egyptian = ruleset === "egyptian";
   let what = null;
   if (verb === "play" && arg) what = t("d_play", { card: cardText(arg) });
   else if (verb === "call" && arg) what = t("d_call", { call: callText(arg) });
@@ -35,7 +35,7 @@ export function describeAction(text, players, ruleset) {
   else if (verb === "pass") what = t("d_pass");
   else if (verb === "dashcall") what = t("d_dashcall");
   else if (verb === "dash") what = t("d_dash");
-  else if (verb === "nodash") what = t(egyptian ? "d_nodash" : "d_nodashcall");
+  else if (verb === "nodash") what = t(verbs && verbs.offer === "dash" ? "d_nodash" : "d_nodashcall");
   else if (verb === "est" && arg !== undefined) {
     what = extra ? t("d_super", { n: arg, trump: trumpText(extra) }) : t("d_est", { n: arg });
   }

@@ -18,7 +18,7 @@ export class LeaderboardPage {
     this.ruleset = ruleset;
     this.by = by === "level" ? "level" : "winrate";
     this.page = Math.max(1, page || 1);
-    this.root = h("section", { class: "social-page leaderboard", id: "leaderboard", "data-ruleset": ruleset, "data-by": this.by,
+    this.root = h("section", { class: "social-page leaderboard", id: "leaderboard", "data-ruleset": ruleset || "", "data-by": this.by,
       "data-page": this.page, "aria-busy": "true" });
     main.append(this.root);
     this.load();
@@ -26,20 +26,23 @@ export class LeaderboardPage {
 
   async load() {
     const size = pageSize();
-    const { ruleset, by, page } = this;
+    const { by, page } = this;
     let rulesets = [];
     let board;
     try {
-      [rulesets, board] = await Promise.all([api("GET", "/api/rulesets"),
-        api("GET", `/api/leaderboards/${encodeURIComponent(ruleset)}?by=${by}&limit=${size}&offset=${(page - 1) * size}`)]);
+      rulesets = await api("GET", "/api/rulesets");
+      // #/leaderboard alone: the first ruleset the server lists (its default).
+      if (!this.ruleset) { this.ruleset = rulesets[0].name; this.root.dataset.ruleset = this.ruleset; }
+      board = await api("GET", `/api/leaderboards/${encodeURIComponent(this.ruleset)}?by=${by}&limit=${size}&offset=${(page - 1) * size}`);
     } catch (e) {
       fill(this.root, h("h1", {}, t("s_leaderboards")),
         h("p", { class: "error", role: "alert" }, t("error", { m: e.message })),
-        h("p", {}, h("a", { href: href("koutchina", "winrate", 1) }, "koutchina")));
+        rulesets.length ? h("p", {}, h("a", { href: href(rulesets[0].name, "winrate", 1) }, rulesets[0].name)) : null);
       this.root.setAttribute("aria-busy", "false");
       return;
     }
     if (!this.root.isConnected) return;
+    const ruleset = this.ruleset;
     const me = session();
     const pages = Math.max(1, Math.ceil(board.total / size));
     const tab = (label, target, on, id) => h("a", { href: target, id, class: "tab", "aria-current": on ? "page" : null }, label);

@@ -1,16 +1,29 @@
-// The round breakdown table and the score sheet, shared by the table, the replays and the calculator.
+// The round breakdown table, the score sheet and a partnership game's sides, shared by the table, the replays
+// and the calculator. What differs by ruleset comes from what it declares (its `score_lines`), never its name.
 import { h, trumpText } from "./common.js";
 import { t } from "./i18n.js";
 
 const sign = (n) => (n > 0 ? `+${n}` : String(n));
+/** Every breakdown field a ruleset may score on, in the sheet's order. */
+const FIELDS = ["base", "caller_with", "only", "risk", "dash_call", "dash"];
+/** A ruleset's own heading for a line (its `score_lines`) as a translated one: egyptian heads its
+ *  `dash_call` line "Dash", never "Dash Call". A heading not listed here is shown as the ruleset gives it. */
+const HEADINGS = { Base: "base", "C/W": "caller_with", Only: "only", Risk: "risk", DCall: "dash_call", Dash: "dash" };
 
-/** One round's per-seat breakdown: base, Caller/With, only, Risk, Dash Call, Dash, sum, multiplier, score. */
-export function breakdownTable(result, players, ruleset = "koutchina") {
-  const cols = ["base", "caller_with", "only", "risk", "dash_call"];
-  if (ruleset === "classic") cols.push("dash");
+/**
+ * One round's per-seat breakdown: base, Caller/With, only, Risk, Dash Call or Dash..., sum, multiplier, score.
+ * lines: the ruleset's `score_lines` (field -> heading, /api/rulesets); without them, every line that scored.
+ */
+export function breakdownTable(result, players, lines = null) {
+  const cols = lines ? FIELDS.filter((c) => c in lines).concat(Object.keys(lines).filter((c) => !FIELDS.includes(c)))
+    : FIELDS.filter((c) => result.breakdown.some((b) => b[c]));
+  const heading = (c) => {
+    const given = lines && lines[c];
+    return given ? (HEADINGS[given] ? t(HEADINGS[given]) : given) : t(c);
+  };
   return h("table", { class: "breakdown", "data-round": result.round ?? "" },
     h("thead", {}, h("tr", {}, h("th", {}, t("player")), h("th", {}, t("role")), h("th", {}, t("estimate")),
-      h("th", {}, t("tricks")), cols.map((c) => h("th", {}, t(c === "dash_call" && ruleset === "egyptian" ? "dash" : c))), h("th", {}, t("subtotal")), h("th", {}, "×"),
+      h("th", {}, t("tricks")), cols.map((c) => h("th", {}, heading(c))), h("th", {}, t("subtotal")), h("th", {}, "×"),
       h("th", {}, t("score")))),
     h("tbody", {}, result.breakdown.map((b) => h("tr", { "data-seat": b.seat, class: b.made ? "made" : "missed" },
       h("th", { scope: "row" }, players[b.seat]), h("td", {}, t(`role_${b.role}`)), h("td", {}, b.estimate),
@@ -20,26 +33,63 @@ export function breakdownTable(result, players, ruleset = "koutchina") {
       h("td", { class: "c-score" }, h("strong", {}, sign(b.score)))))));
 }
 
-/** The score sheet of every round so far: each seat's score and running total, with the multiplier. */
-export function scoreSheet(results, players, totals = null) {
+/** A side's name as shown: "Side 1", its partners' names beside it where they are wanted. */
+export function sideName(i) { return t("side_n", { n: i + 1 }); }
+
+/** Each side's score of one round: the sum of its two seats' (RULES.md, Partnerships). */
+export function sideScores(scores, seats) {
+  return seats.map((pair) => pair.reduce((a, s) => a + scores[s], 0));
+}
+
+/**
+ * The score sheet of every round so far: each seat's score and running total, with the multiplier; in a
+ * partnership game (`sides`: the sides' seats, [[0, 2], [1, 3]]) each side's round score and running total
+ * too, in a column of its own after the seats.
+ */
+export function scoreSheet(results, players, totals = null, sides = null) {
   const running = [0, 0, 0, 0];
+  const sideRun = [0, 0];
   const rows = results.map((r, i) => {
+    const scores = r.scores || r.breakdown.map((b) => b.score);
     const cells = [0, 1, 2, 3].map((s) => {
-      running[s] += r.scores ? r.scores[s] : r.breakdown[s].score;
-      const b = r.breakdown ? r.breakdown[s] : null;
-      return h("td", { class: "score", "data-round": i + 1, "data-seat": s },
-        h("span", { class: "pts" }, sign(r.scores ? r.scores[s] : b.score)),
+      running[s] += scores[s];
+      return h("td", { class: `score${sides ? ` side-${sideOf(sides, s)}` : ""}`, "data-round": i + 1, "data-seat": s },
+        h("span", { class: "pts" }, sign(scores[s])),
         h("small", { class: "et" }, ` ${r.estimates[s]}/${r.tricks[s]}`),
         h("span", { class: "run" }, running[s]));
     });
+    const sideCells = sides ? sideScores(scores, sides).map((n, k) => {
+      sideRun[k] += n;
+      return h("td", { class: `side-score side-${k}`, "data-round": i + 1, "data-side": k },
+        h("span", { class: "pts" }, sign(n)), h("span", { class: "run" }, sideRun[k]));
+    }) : [];
     return h("tr", { class: r.saaydeh ? "saaydeh" : "" },
       h("th", { scope: "row" }, r.round ?? i + 1, r.trump ? h("small", {}, " ", trumpText(r.trump)) : null),
-      h("td", { class: "c-mult", title: r.saaydeh ? "Sa'aydeh" : "" }, `×${r.multiplier}`), cells);
+      h("td", { class: "c-mult", title: r.saaydeh ? "Sa'aydeh" : "" }, `×${r.multiplier}`), cells, sideCells);
   });
   const final = totals || running;
-  return h("table", { class: "sheet" },
-    h("thead", {}, h("tr", {}, h("th", {}, t("round")), h("th", {}, "×"), players.map((p) => h("th", {}, p)))),
+  const sideFinal = sides ? sideScores(final, sides) : [];
+  return h("table", { class: `sheet${sides ? " with-sides" : ""}` },
+    h("thead", {}, h("tr", {}, h("th", {}, t("round")), h("th", {}, "×"),
+      players.map((p, s) => h("th", { class: sides ? `side-${sideOf(sides, s)}` : "" }, p)),
+      sides ? sides.map((pair, k) => h("th", { class: `side-head side-${k}`, title: pair.map((s) => players[s]).join(" + ") },
+        sideName(k))) : null)),
     h("tbody", {}, rows),
     h("tfoot", {}, h("tr", {}, h("th", {}, t("total")), h("td", {}),
-      [0, 1, 2, 3].map((s) => h("td", { class: "total", "data-seat": s }, final[s])))));
+      [0, 1, 2, 3].map((s) => h("td", { class: "total", "data-seat": s }, final[s])),
+      sideFinal.map((n, k) => h("td", { class: `side-total side-${k}`, "data-side": k }, n)))));
+}
+
+function sideOf(sides, seat) { return sides.findIndex((pair) => pair.includes(seat)); }
+
+/**
+ * A partnership game's two sides: who (the partners' names), the total and, where given, this round's score
+ * and the place. sides: {seats: [[0, 2], [1, 3]], totals: [A, B], places?: [P, Q] | null, round?: [a, b]}.
+ */
+export function sidesList(sides, players, id = "sides") {
+  return h("ul", { class: "sides", id }, sides.seats.map((pair, i) => h("li", { "data-side": i, class: `side-${i}` },
+    h("strong", {}, sideName(i)), ` (${pair.map((s) => players[s]).join(" + ")}): `,
+    h("span", { class: "side-total" }, sides.totals[i]),
+    sides.round ? h("span", { class: "side-round" }, ` (${t("this_round", { n: sign(sides.round[i]) })})`) : null,
+    sides.places ? h("span", { class: "side-place" }, ` · ${t("places_n", { n: sides.places[i] })}`) : null)));
 }

@@ -3,9 +3,10 @@
 import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
   sleep, confirmDialog } from "./common.js";
 import { t, getLang } from "./i18n.js";
-import { breakdownTable, scoreSheet } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideName } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
-import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash, sideTotals } from "./board.js";
+import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash, sideOf } from "./board.js";
+import { rulesets } from "./rulesets.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
@@ -82,6 +83,9 @@ export class TablePage {
     window.addEventListener("online", this.onOnline);
     this.ticker = setInterval(() => this.tick(), 250);
     this.render();
+    // The rulesets' score lines, for the breakdowns (the view names its ruleset; the list says what it scores).
+    this.rulesetList = null;
+    rulesets().then((list) => { this.rulesetList = list; }).catch(() => {});
     this.connect();
   }
 
@@ -473,11 +477,13 @@ export class TablePage {
     const seats = [0, 1, 2, 3].map((s) => {
       const pos = this.pos(s);
       const n = v.hand_sizes[s];
-      return h("div", { class: `seat pos-${pos}${v.to_move === s ? " to-move" : ""}`, "data-seat": s, "data-pos": pos },
-        h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? dealerChip(v) : null,
+      const side = sideOf(v, s);
+      return h("div", { class: `seat pos-${pos}${v.to_move === s ? " to-move" : ""}${side < 0 ? "" : ` side-${side}`}`,
+        "data-seat": s, "data-pos": pos },
+        h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? dealerChip(v) : null, this.sideChip(v, s),
           this.clock && this.clock.seat === s ? h("span", { class: "clock", "data-seat": s, dir: getLang() === "ar" ? "rtl" : "ltr" }) : null),
         h("div", { class: "info" }, `${v.estimates[s] ?? "–"} / ${v.markers[s].tricks}`),
-        showBubbles && last[s] ? h("div", { class: "bubble", "data-seat": s, title: describeAction(last[s], v.players, v.ruleset) },
+        showBubbles && last[s] ? h("div", { class: "bubble", "data-seat": s, title: describeAction(last[s], v.players, v.verbs) },
           shortAction(last[s], v)) : null,
         s === this.seat ? null : h("div", { class: "backs", "aria-label": `${n}` }, Array.from({ length: Math.min(n, 13) }, cardBack)));
     });
@@ -588,7 +594,7 @@ export class TablePage {
         h("thead", {}, h("tr", {}, h("th", {}, t("action")), h("th", {}, t("expected_score")), h("th", {}, t("expected_tricks")),
           h("th", {}, t("trick_odds")))),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.action === res.best ? "best" : "", "data-action": r.action },
-          h("td", {}, describeAction(r.action, v.players, v.ruleset), r.action === res.best ? ` ★ ${t("best")}` : ""),
+          h("td", {}, describeAction(r.action, v.players, v.verbs), r.action === res.best ? ` ★ ${t("best")}` : ""),
           h("td", {}, r.expected_score.toFixed(1)), h("td", {}, r.expected_tricks.toFixed(1)), h("td", {}, odds(r.tricks)))))));
   }
 
@@ -606,7 +612,7 @@ export class TablePage {
   sheet() {
     const v = this.shown;
     if (!v) return;
-    this.dialog("sheet", t("score_sheet"), scoreSheet(v.results, v.players, v.totals));
+    this.dialog("sheet", t("score_sheet"), scoreSheet(v.results, v.players, v.totals, this.sideSeats(v)));
   }
 
   checkRoundEnd() {
@@ -632,8 +638,10 @@ export class TablePage {
     if (!r) return;
     this.dialog("round-end", t("round_end", { r: r.round }),
       r.saaydeh ? h("p", { class: "saaydeh" }, t("saaydeh", { n: v.multiplier })) : null,
-      breakdownTable(r, v.players, v.ruleset), sideTotals(v),
-      h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals));
+      breakdownTable(r, v.players, this.scoreLines(v)),
+      // A partnership game: each side's score of this round and its total (RULES.md, Partnerships).
+      v.sides ? sidesList({ ...v.sides, places: null, round: sideScores(r.scores, v.sides.seats) }, v.players, "round-sides") : null,
+      h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals, this.sideSeats(v)));
   }
 
   matchEnd() {
@@ -648,23 +656,61 @@ export class TablePage {
       return refund ? ` · ${t("refund")}: ${pay[s]}` : ` · ${t("payout")}: ${pay[s]}`;
     };
     this.dialog("match-end", t("match_end"),
-      // A list without numbers of its own: the place is the text ("1st"), ties share it.
-      h("ul", { class: "places", id: "standings" }, order.map((s) => h("li", { "data-seat": s },
+      // A list without numbers of its own: the place is the text ("1st"), ties share it. A partnership game
+      // is won by a side: the sides are the standings, each with its partners' own totals and shares.
+      v.sides ? this.sideStandings(v, payText) : h("ul", { class: "places", id: "standings" }, order.map((s) => h("li", { "data-seat": s },
         h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
         payText(s)))),
-      sideTotals(v),
       // The pot played for: once paid, the table's pot is empty and the split adds up to it.
       this.table && this.table.stake
         ? h("p", { id: "pot-line" }, refund ? t("pot_refunded", { n: this.table.stake })
           : t("pot", { n: pay ? Object.values(pay).reduce((a, b) => a + b, 0) : this.table.pot })) : null,
       v.ended ? h("p", { class: "muted" }, t("ended_by_leaver", { name: v.players[v.ended.seat] })) : null,
-      last ? breakdownTable(last, v.players, v.ruleset) : null,
-      h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals),
+      last ? breakdownTable(last, v.players, this.scoreLines(v)) : null,
+      h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals, this.sideSeats(v)),
       h("div", { class: "row" }, h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")),
         this.seat !== null ? h("button", { type: "button", class: "primary", id: "rematch-btn", onclick: () => this.playAgain() },
           t("play_again")) : null),
       h("div", { id: "rematch-box" }));
     this.renderRematch();
+  }
+
+  /** The ruleset's score lines (field -> heading) for the breakdowns, once /api/rulesets has answered. */
+  scoreLines(v) {
+    const info = this.rulesetList && this.rulesetList.find((r) => r.name === v.ruleset);
+    return info ? info.score_lines : null;
+  }
+
+  /** A partnership game's sides' seats ([[0, 2], [1, 3]]) for the score sheet's side columns, else null. */
+  sideSeats(v) { return v.sides ? v.sides.seats : null; }
+
+  /** A seat's side on its nameplate in a partnership game: "Partner" on yours, "Side N" on the others'. */
+  sideChip(v, s) {
+    const side = sideOf(v, s);
+    if (side < 0) return null;
+    const mine = this.seat !== null && s !== this.seat && sideOf(v, this.seat) === side;
+    return h("span", { class: `badge side side-${side}${mine ? " partner" : ""}`, "data-side": side },
+      mine ? t("your_partner") : sideName(side));
+  }
+
+  /** The match's end in a partnership game: the winning side (or a draw), then each side in its place with
+   *  its total, its partners' own totals and their shares of the pot. */
+  sideStandings(v, payText) {
+    const sides = v.sides;
+    const names = (k) => sides.seats[k].map((s) => v.players[s]).join(" + ");
+    const level = sides.places[0] === sides.places[1];
+    const winner = sides.places.indexOf(1);
+    const mine = this.seat === null ? -1 : sideOf(v, this.seat);
+    const headline = level ? t("sides_level") : mine < 0 ? t("side_wins", { side: sideName(winner), names: names(winner) })
+      : t(mine === winner ? "your_side_wins" : "your_side_loses", { side: sideName(winner), names: names(winner) });
+    const order = [0, 1].sort((a, b) => sides.places[a] - sides.places[b] || a - b);
+    return h("div", { class: "side-standings" },
+      h("p", { class: "side-result", id: "side-result" }, h("strong", {}, headline)),
+      h("ul", { class: "places sides-places", id: "standings" }, order.map((k) => h("li", { "data-side": k, class: `side-${k}` },
+        h("strong", { class: "place" }, t("places_n", { n: sides.places[k] })), " ", sideName(k), ` (${names(k)}) · `,
+        h("span", { class: "side-total" }, sides.totals[k]),
+        h("ul", { class: "partners" }, sides.seats[k].map((s) => h("li", { "data-seat": s },
+          v.players[s], ` · ${v.totals[s]}`, payText(s))))))));
   }
 
   /** "Play again": a new table with the same rules for the same people (bots stay bots). */

@@ -1,0 +1,22 @@
+// What each ruleset declares (GET /api/rulesets, `Ruleset.describe()`): its lengths and their rounds, kinds,
+// verbs, score lines... Pages read these, as the table reads a view's `verbs` and `rules`, and never test a
+// ruleset's name to decide what to do; the list is fetched once per page load.
+import { api } from "./common.js";
+
+let loading = null;
+
+/** Every ruleset's description, in the server's order (the first is the default). */
+export function rulesets() {
+  if (!loading) loading = api("GET", "/api/rulesets").catch((e) => { loading = null; throw e; });
+  return loading;
+}
+
+/** One ruleset's description by the name a record or a view gives, or null. */
+export async function rulesetInfo(name) {
+  return (await rulesets()).find((r) => r.name === name) || null;
+}
+
+/** A length's rounds ({kind, trump}), the length being the record's or, left out, the ruleset's default. */
+export function roundsOf(info, length) {
+  return (info && info.rounds[length || info.default_length]) || [];
+}
