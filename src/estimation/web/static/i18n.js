@@ -122,7 +122,7 @@ const en = {
   create_stakes: "You stake {s} coins when you sit; the pot pays by place among the stakers.",
   join_stake_btn: "Join (stake {s})", side_n: "Side {n}", partners: "Partners", your_partner: "Partner", this_round: "{n} this round",
   side_wins: "{side} wins: {names}", your_side_wins: "Your side wins: {names}", your_side_loses: "Your side lost: {side} wins ({names})",
-  sides_level: "The sides are level: a draw", partners_opt: "Partners (seats 1+3 against 2+4)", redeal_note: "Nobody called: the same dealer redeals (deal {n}).",
+  sides_level: "The sides are level: a draw", side_place: "place {n}", partners_opt: "Partners (seats 1+3 against 2+4)", redeal_note: "Nobody called: the same dealer redeals (deal {n}).",
   redeal_fixed: "Three auctions failed: this deal is a fixed no-trump round.", clock_s: "{n} s", phase_dash_offer: "Dash offers", live_updates: "Updates by itself",
   // --- chat, rematch, quick play at the table ---
   chat: "Chat", chat_placeholder: "Say something (200 characters at most)", chat_send: "Send",
@@ -262,7 +262,7 @@ const ar = {
   create_stakes: "تراهن بـ {s} عملة عند جلوسك؛ يوزَّع الصندوق حسب المراكز بين المراهنين.",
   join_stake_btn: "انضم (رهان {s})", side_n: "الفريق {n}", partners: "شركاء", your_partner: "شريكك", this_round: "{n} في هذه الجولة",
   side_wins: "فاز {side}: {names}", your_side_wins: "فاز فريقك: {names}", your_side_loses: "خسر فريقك: فاز {side} ({names})",
-  sides_level: "الفريقان متعادلان", partners_opt: "شركاء (المقعدان 1+3 ضد 2+4)", redeal_note: "لم يطلب أحد: يعيد الموزّع نفسه التوزيع (التوزيعة {n}).",
+  sides_level: "الفريقان متعادلان", side_place: "المركز {n}", partners_opt: "شركاء (المقعدان 1+3 ضد 2+4)", redeal_note: "لم يطلب أحد: يعيد الموزّع نفسه التوزيع (التوزيعة {n}).",
   redeal_fixed: "فشلت ثلاث مزادات: هذه التوزيعة جولة ثابتة بلا طرنيب.", clock_s: "{n} ث", phase_dash_offer: "عروض الداش", live_updates: "تتحدّث تلقائيًا",
   // --- الدردشة وإعادة اللعب واللعب السريع ---
   chat: "الدردشة", chat_placeholder: "اكتب شيئًا (200 حرف على الأكثر)", chat_send: "إرسال",

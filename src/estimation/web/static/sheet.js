@@ -91,5 +91,5 @@ export function sidesList(sides, players, id = "sides") {
     h("strong", {}, sideName(i)), ` (${pair.map((s) => players[s]).join(" + ")}): `,
     h("span", { class: "side-total" }, sides.totals[i]),
     sides.round ? h("span", { class: "side-round" }, ` (${t("this_round", { n: sign(sides.round[i]) })})`) : null,
-    sides.places ? h("span", { class: "side-place" }, ` · ${t("places_n", { n: sides.places[i] })}`) : null)));
+    sides.places ? h("span", { class: "side-place" }, ` · ${t("side_place", { n: sides.places[i] })}`) : null)));
 }
