@@ -9,22 +9,48 @@ two seats'), driven in chromium through visible controls only.
   to `estimation score --partners`).
 - The replay of a partnership game: each side's total over the rounds shown, and at the end the sides'
   totals and places as `estimation replay --json` gives `sides` (RECORD.md).
+
+Screenshots (a table mid-game, the match's end, the calculator) go to $ESTIMATION_SCREENSHOTS when set (the
+committed ones: ESTIMATION_SCREENSHOTS=docs/screenshots), else to a temporary folder.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import web_helpers as w
 from server_helpers import Api
+from test_web_screenshots import ROOT
 
 import estimation
 from estimation import replay_summary
 
 SIDES = [[0, 2], [1, 3]]
+
+
+def _save(png: bytes, path: Path) -> None:
+    """Kept small for the repository, as test_web_screenshots.py does, but by octree to 256 colours: the
+    median cut to 128 made the markers' small chips the sides' colours (the Caller's blue came out teal)."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        quantized = image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                                                  dither=Image.Dither.NONE)
+        quantized.save(path, optimize=True)
+
+
+def _shots(tmp_path: Path) -> Path:
+    target = os.environ.get("ESTIMATION_SCREENSHOTS")
+    out = ROOT / target if target else tmp_path
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def _sides_shown(page: Any, selector: str) -> dict[int, dict[str, str]]:
@@ -77,7 +103,8 @@ def _check_scoreboard(page: Any) -> None:
     assert [int(shown[k]["total"]) for k in (0, 1)] == expected, (shown, totals)
 
 
-def test_a_partnership_table_from_the_lobby(context: Any, web_server: Any, tmp_path: Any) -> None:
+def test_a_partnership_table_from_the_lobby(context: Any, web_server: Any, tmp_path: Path) -> None:
+    out = _shots(tmp_path)
     page = w.open_app(context, web_server.base)
     w.sign_in_guest(page, "Ann")
     page.check("#partners")
@@ -100,6 +127,7 @@ def test_a_partnership_table_from_the_lobby(context: Any, web_server: Any, tmp_p
     assert f"({players[1]} + {players[3]})" in shown[1]["text"]
 
     round_ends = 0
+    shot = False
     deadline = time.monotonic() + 240
     while True:
         assert time.monotonic() < deadline, "the match did not end in time"
@@ -109,18 +137,19 @@ def test_a_partnership_table_from_the_lobby(context: Any, web_server: Any, tmp_p
         if page.locator("#round-end[open]").count():
             _check_round_end(page, players)
             _check_scoreboard(page)
-            if round_ends == 0:
-                page.screenshot(path=str(tmp_path / "partners-round-end.png"))
             round_ends += 1
             w.close_dialogs(page)
             continue
         if page.locator("#estimate-picker button.est-btn:not([disabled])").count():
             _pick_estimate(page)
         elif page.locator(".hand button.card.legal").count():
+            if round_ends >= 2 and len(w.trick(page)) >= 2 and not shot:
+                _save(page.screenshot(), out / "partners-table.png")  # the sides' totals after two rounds
+                shot = True
             page.locator(".hand button.card.legal").first.click()
         else:
             page.wait_for_timeout(30)
-    assert round_ends == 4  # the fifth round's scores are in the match's end
+    assert round_ends == 4 and shot  # the fifth round's scores are in the match's end
 
     # The match's end: won by a side (or drawn), the sides in their places as the engine has them, each with
     # its two partners' own totals.
@@ -142,14 +171,14 @@ def test_a_partnership_table_from_the_lobby(context: Any, web_server: Any, tmp_p
     elif sides["places"][0] == 1:
         assert headline == f"Your side wins: {players[0]} + {players[2]}"
     else:
-        assert headline == f"Your side lost: Side 2 wins ({players[1]} + {players[3]})"
+        assert headline == f"Your side lost to Side 2: {players[1]} + {players[3]}"
     sheet = w.sheet_from_dialog(page, "#match-end")
     assert sheet["totals"] == summary["totals"]
     # Behind the panel, the scoreboard's sides now say their places too.
     board = _sides_shown(page, "#scoreboard #sides")
     assert [board[k]["place"] for k in (0, 1)] == [f" · place {p}" for p in sides["places"]]
     assert [int(board[k]["total"]) for k in (0, 1)] == sides["totals"]
-    page.screenshot(path=str(tmp_path / "partners-match-end.png"), full_page=True)
+    _save(page.screenshot(), out / "partners-match-end.png")
     assert not page.js_errors, page.js_errors
 
 
@@ -169,7 +198,7 @@ def _enter(page: Any, r: dict[str, Any]) -> None:
     page.click("#calc-add")
 
 
-def test_the_calculator_with_partners(context: Any, web_server: Any) -> None:
+def test_the_calculator_with_partners(context: Any, web_server: Any, tmp_path: Path) -> None:
     """Two koutchina rounds worked out by hand (and equal to `estimation score --partners`):
 
     1. Ben (seat 1) calls 7, Ann (0) takes the Dash Call, Cy 2, Di 1: 10 in all, Under by 3, Di's Risk
@@ -213,7 +242,7 @@ def test_the_calculator_with_partners(context: Any, web_server: Any) -> None:
     page.wait_for_selector(".calc-out table.breakdown[data-round='2']")
     assert page.is_checked("#calc-partners")
     assert [_sides_shown(page, "#calc-sides")[k]["total"] for k in (0, 1)] == ["-23", "70"]
-    page.screenshot(path="/tmp/calc-partners.png", full_page=True)
+    _save(page.screenshot(), _shots(tmp_path) / "calc-partners.png")
     # A new game may be without partners again.
     page.click("#calc-clear")
     page.click("dialog#calc-new-dialog #calc-new-ok")

@@ -192,7 +192,8 @@ export class CalcPage {
     const addBtn = h("button", { type: "submit", class: "primary", id: "calc-add" }, t("add_round"));
     const form = h("form", { class: "calc-form", id: "calc-form" },
       h("label", {}, t("ruleset"), " ", ruleset),
-      h("label", { class: "inline" }, partners, " ", t("partners_opt")),
+      h("label", { class: "inline" }, partners, " ",
+        t("calc_partners", { a: names[0], b: names[1], c: names[2], d: names[3] })),
       h("label", {}, t("kind"), " ", kind),
       called ? h("label", {}, t("caller_seat"), " ", seatSel("calc-caller", d.caller, (v) => { d.caller = v; })) : null,
       called ? h("label", {}, t("call_number"), " ", h("input", { type: "number", id: "calc-number", min: 4, max: 13, value: d.number,

@@ -82,13 +82,19 @@ export function scoreSheet(results, players, totals = null, sides = null) {
 
 function sideOf(sides, seat) { return sides.findIndex((pair) => pair.includes(seat)); }
 
+/** A side's partners' names, "Ann + Cy", isolated from the text around it (<bdi>): a name's own direction
+ *  never reorders it ("Bot 3" in an Arabic sentence once showed as "3 Bot"). */
+export function partnerNames(pair, players) {
+  return h("bdi", { class: "partner-names" }, pair.map((s) => players[s]).join(" + "));
+}
+
 /**
  * A partnership game's two sides: who (the partners' names), the total and, where given, this round's score
  * and the place. sides: {seats: [[0, 2], [1, 3]], totals: [A, B], places?: [P, Q] | null, round?: [a, b]}.
  */
 export function sidesList(sides, players, id = "sides") {
   return h("ul", { class: "sides", id }, sides.seats.map((pair, i) => h("li", { "data-side": i, class: `side-${i}` },
-    h("strong", {}, sideName(i)), ` (${pair.map((s) => players[s]).join(" + ")}): `,
+    h("strong", {}, sideName(i)), " (", partnerNames(pair, players), "): ",
     h("span", { class: "side-total" }, sides.totals[i]),
     sides.round ? h("span", { class: "side-round" }, ` (${t("this_round", { n: sign(sides.round[i]) })})`) : null,
     sides.places ? h("span", { class: "side-place" }, ` · ${t("side_place", { n: sides.places[i] })}`) : null)));

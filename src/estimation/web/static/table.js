@@ -3,7 +3,7 @@
 import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
   sleep, confirmDialog } from "./common.js";
 import { t, getLang } from "./i18n.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores, sideName } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, partnerNames } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
 import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash, sideOf } from "./board.js";
 import { rulesets } from "./rulesets.js";
@@ -697,17 +697,17 @@ export class TablePage {
    *  its total, its partners' own totals and their shares of the pot. */
   sideStandings(v, payText) {
     const sides = v.sides;
-    const names = (k) => sides.seats[k].map((s) => v.players[s]).join(" + ");
+    const names = (k) => partnerNames(sides.seats[k], v.players);
     const level = sides.places[0] === sides.places[1];
     const winner = sides.places.indexOf(1);
     const mine = this.seat === null ? -1 : sideOf(v, this.seat);
-    const headline = level ? t("sides_level") : mine < 0 ? t("side_wins", { side: sideName(winner), names: names(winner) })
-      : t(mine === winner ? "your_side_wins" : "your_side_loses", { side: sideName(winner), names: names(winner) });
+    const says = mine < 0 ? "side_wins" : mine === winner ? "your_side_wins" : "your_side_loses";
+    const headline = level ? t("sides_level") : [t(says, { side: sideName(winner) }), " ", names(winner)];
     const order = [0, 1].sort((a, b) => sides.places[a] - sides.places[b] || a - b);
     return h("div", { class: "side-standings" },
       h("p", { class: "side-result", id: "side-result" }, h("strong", {}, headline)),
       h("ul", { class: "places sides-places", id: "standings" }, order.map((k) => h("li", { "data-side": k, class: `side-${k}` },
-        h("strong", { class: "place" }, t("places_n", { n: sides.places[k] })), " ", sideName(k), ` (${names(k)}) · `,
+        h("strong", { class: "place" }, t("places_n", { n: sides.places[k] })), " ", sideName(k), " (", names(k), ") · ",
         h("span", { class: "side-total" }, sides.totals[k]),
         h("ul", { class: "partners" }, sides.seats[k].map((s) => h("li", { "data-seat": s },
           v.players[s], ` · ${v.totals[s]}`, payText(s))))))));
