@@ -33,7 +33,8 @@ export function seatsLine(table) {
 
 /** What a table plays: ruleset, length, stake. */
 export function rulesLine(table) {
-  return [`${table.ruleset} · ${table.length}`, table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
+  return [`${table.ruleset} · ${table.length}`, table.partners ? ` · ${t("partners")}` : "",
+    table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
 }
 
 // --- toasts --------------------------------------------------------------------------------------------
