@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 import { describeAction } from "./describe.js";
 import { markerTip } from "./rules.js";
 import { parseAction } from "./bidding.js";
-import { sidesList } from "./sheet.js";
+import { sidesList, sideOf } from "./sheet.js";
 
 const SEATS = [0, 1, 2, 3];
 
@@ -103,7 +103,7 @@ export function scoreboard(v, me, seats, clockSeat) {
       h("thead", {}, h("tr", {}, h("th", {}, h("span", {
         class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${v.multiplier}`)),
       SEATS.map((s) => h("th", { scope: "col", "data-seat": s,
-        class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}${v.sides ? ` side-${sideOf(v, s)}` : ""}` },
+        class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}${v.sides ? ` side-${sideOf(v.sides.seats, s)}` : ""}` },
         h("span", { class: "pname" }, v.players[s]),
         s === me ? h("small", {}, ` (${t("you")})`) : null,
         v.dealer === s ? dealerChip(v) : null,
@@ -119,11 +119,6 @@ export function scoreboard(v, me, seats, clockSeat) {
     inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null,
     // A partnership game: each side's total (its two seats'), and its place once the match is over.
     v.sides ? sidesList({ ...v.sides, places: v.over ? v.sides.places : null }, v.players, "sides") : null);
-}
-
-/** A seat's side in a partnership game (0: seats 0+2, 1: seats 1+3), or -1 without partners. */
-export function sideOf(v, s) {
-  return v.sides ? v.sides.seats.findIndex((pair) => pair.includes(s)) : -1;
 }
 
 /** The deal's declarations, newest last, each saying who made it: public to every seat and spectator. */

@@ -8,7 +8,7 @@ import { h, api, sortHand, cardFace, callText, trumpText } from "./common.js";
 import { describeAction } from "./describe.js";
 import { t, getLang } from "./i18n.js";
 import { rulesetInfo, roundsOf } from "./rulesets.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf } from "./sheet.js";
 
 const RANK = "23456789TJQKA";
 /** Where each seat sits, seen from seat 0 at the bottom: RULES.md puts seat+1 on the RIGHT (play runs
@@ -153,7 +153,7 @@ export class ReplayPage {
     const sideState = sides ? { seats: sides.seats,
       totals: atEnd ? sides.totals : [0, 1].map((k) => done.reduce((a, r) => a + sideScores(r.scores, sides.seats)[k], 0)),
       places: atEnd ? sides.places : null } : null;
-    const partner = (s) => (sides ? sides.seats.findIndex((pair) => pair.includes(s)) : -1);
+    const partner = (s) => sideOf(sides && sides.seats, s);
     const seats = [0, 1, 2, 3].map((s) => h("div", { class: `rseat pos-${POS[s]}${sides ? ` side-${partner(s)}` : ""}`, "data-seat": s },
       h("div", { class: "nameplate" }, names[s],
         deal.dealer === s ? h("span", { class: "dealer-chip", title: t("dealer") }, t("dealer_short")) : null,

@@ -80,7 +80,8 @@ export function scoreSheet(results, players, totals = null, sides = null) {
       sideFinal.map((n, k) => h("td", { class: `side-total side-${k}`, "data-side": k }, n)))));
 }
 
-function sideOf(sides, seat) { return sides.findIndex((pair) => pair.includes(seat)); }
+/** A seat's side (0: seats 0+2, 1: seats 1+3) given the sides' seats, or -1 without partners (null). */
+export function sideOf(sides, seat) { return sides ? sides.findIndex((pair) => pair.includes(seat)) : -1; }
 
 /** A side's partners' names, "Ann + Cy", isolated from the text around it (<bdi>): a name's own direction
  *  never reorders it ("Bot 3" in an Arabic sentence once showed as "3 Bot"). */

@@ -3,9 +3,9 @@
 import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
   sleep, confirmDialog } from "./common.js";
 import { t, getLang } from "./i18n.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, partnerNames } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
-import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash, sideOf } from "./board.js";
+import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash } from "./board.js";
 import { rulesets } from "./rulesets.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
@@ -477,7 +477,7 @@ export class TablePage {
     const seats = [0, 1, 2, 3].map((s) => {
       const pos = this.pos(s);
       const n = v.hand_sizes[s];
-      const side = sideOf(v, s);
+      const side = sideOf(this.sideSeats(v), s);
       return h("div", { class: `seat pos-${pos}${v.to_move === s ? " to-move" : ""}${side < 0 ? "" : ` side-${side}`}`,
         "data-seat": s, "data-pos": pos },
         h("div", { class: "nameplate" }, v.players[s], v.dealer === s ? dealerChip(v) : null, this.sideChip(v, s),
@@ -686,9 +686,9 @@ export class TablePage {
 
   /** A seat's side on its nameplate in a partnership game: "Partner" on yours, "Side N" on the others'. */
   sideChip(v, s) {
-    const side = sideOf(v, s);
+    const side = sideOf(this.sideSeats(v), s);
     if (side < 0) return null;
-    const mine = this.seat !== null && s !== this.seat && sideOf(v, this.seat) === side;
+    const mine = this.seat !== null && s !== this.seat && sideOf(this.sideSeats(v), this.seat) === side;
     return h("span", { class: `badge side side-${side}${mine ? " partner" : ""}`, "data-side": side },
       mine ? t("your_partner") : sideName(side));
   }
@@ -700,7 +700,7 @@ export class TablePage {
     const names = (k) => partnerNames(sides.seats[k], v.players);
     const level = sides.places[0] === sides.places[1];
     const winner = sides.places.indexOf(1);
-    const mine = this.seat === null ? -1 : sideOf(v, this.seat);
+    const mine = this.seat === null ? -1 : sideOf(this.sideSeats(v), this.seat);
     const says = mine < 0 ? "side_wins" : mine === winner ? "your_side_wins" : "your_side_loses";
     const headline = level ? t("sides_level") : [t(says, { side: sideName(winner) }), " ", names(winner)];
     const order = [0, 1].sort((a, b) => sides.places[a] - sides.places[b] || a - b);
