@@ -193,7 +193,15 @@ def test_classic_call_round_at_phone_size_in_arabic(page_of: Any) -> None:
             else:
                 nums = [int(n) for n in w.enabled(page, "#bid-panel button.num", "data-number")]
                 assert nums and nums[0] >= standing[0], (standing, nums)
-                page.click("#pass-btn")
+                if called:
+                    page.click("#pass-btn")
+                else:  # a bot called first: outbid it once with the lowest call the grid allows
+                    page.click(f"#bid-panel button.num[data-number='{nums[0]}']")
+                    suits = w.enabled(page, "#bid-panel button.suit", "data-suit")
+                    assert suits, (standing, nums[0])
+                    page.click(f"#bid-panel button.suit[data-suit='{suits[0]}']")
+                    page.click("#bid-btn")
+                    called = True
         elif page.locator("#dash-panel").count():
             page.click("#nodash-btn")
         elif w.enabled_estimates(page):
