@@ -129,7 +129,9 @@ class Api:
     @classmethod
     def register(cls, server: ServerProcess, name: str | None = None, password: str = "correct horse") -> Api:
         name = name or f"player{next(_names)}x{random.randrange(10**9)}"
-        r = httpx.post(server.base + "/api/accounts", json={"name": name, "password": password})
+        # Password hashing runs at the lowest CPU priority (docs/security.md): on a busy machine a sign-up
+        # waits for idle CPU longer than httpx's 5 s default, which is the design, not a fault.
+        r = httpx.post(server.base + "/api/accounts", json={"name": name, "password": password}, timeout=60)
         assert r.status_code == 201, r.text
         body = r.json()
         return cls(server, body["token"], body["account"])
