@@ -19,6 +19,7 @@ from sqlalchemy import select, text
 from estimation.server import Settings, auth
 from estimation.server.hub import EVICT_PER_TURN, Hub
 from estimation.server.models import Result, Table
+from estimation.server.social import Social
 
 
 def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]]) -> None:
@@ -27,7 +28,7 @@ def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]]) -> None:
     async def main() -> None:
         # No cap on one player's open tables: the sweep's test opens dozens with one creator.
         hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}",
-                           open_tables_per_player=0))
+                           open_tables_per_player=0), Social)
         await hub.start()
         try:
             await body(hub)
