@@ -174,12 +174,9 @@ def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path,
 
         journal._write = write  # type: ignore[method-assign]
         before = journal.stats()
-        published: list[int] = []
         for version in (1, 2):
-            await journal.submit(JournalRow(1, version, 0, f"a{version}", "x", "[]"),
-                                 lambda v=version: published.append(v))
+            await journal.submit(JournalRow(1, version, 0, f"a{version}", "x", "[]"))
         after = journal.stats()
-        assert published == [1, 2]
         assert after["journal_batches"] - before["journal_batches"] == 2
         assert after["journal_slow_batches"] - before["journal_slow_batches"] == 1
         assert after["journal_write_max_ms"] >= 1000 * SLOW_BATCH * 1.5

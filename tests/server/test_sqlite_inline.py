@@ -1,9 +1,11 @@
-"""SQLite's driver of our own: SQLAlchemy's engine runs on it, no aiosqlite connection (nor its thread) is
-made, a rolled-back transaction leaves nothing, and statements never wait for the loop."""
+"""SQLite inline: SQLAlchemy's engine runs on the standard library's sqlite3 connections, no aiosqlite
+connection (nor its thread) is made, a rolled-back transaction leaves nothing, and statements never wait for
+the loop."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import aiosqlite
 from sqlalchemy import text
 
 from estimation.server.db import make_engine, sessionmaker
-from estimation.server.sqlite_inline import InlineConnection
+from estimation.server.sqlite_inline import AsyncSQLiteConnection
 
 
 def test_the_engine_runs_on_inline_connections_with_no_thread(tmp_path: Path) -> None:
@@ -23,7 +25,8 @@ def test_the_engine_runs_on_inline_connections_with_no_thread(tmp_path: Path) ->
             await db.execute(text("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT)"))
             await db.execute(text("INSERT INTO t (b) VALUES (:b)"), [{"b": "x"}, {"b": "y"}])
             driver = (await (await db.connection()).get_raw_connection()).driver_connection
-            assert isinstance(driver, InlineConnection)
+            assert isinstance(driver, AsyncSQLiteConnection) and isinstance(driver.raw, sqlite3.Connection)
+            assert engine.dialect.driver == "inline" and engine.dialect.is_async
             assert not isinstance(driver, aiosqlite.Connection)
         async with session() as db:
             try:

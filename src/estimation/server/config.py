@@ -33,8 +33,9 @@ class Settings:
     starting_grant: int = 1000
     #: Pause before a bot moves, so that humans can follow the table; 0 in tests.
     bot_delay: float = 0.6
-    #: Processes the bots think in (server/bot_pool.py), started when a table with bots plays.
-    bot_workers: int = 2
+    #: Processes the bots think in (server/bot_pool.py), started when a table with bots plays; 0: one fewer
+    #: than the machine's cores, at least one (the event loop keeps a core).
+    bot_workers: int = 0
     #: Largest WebSocket message the protocol accepts; larger ones get an error, the connection stays.
     max_message_bytes: int = 4096
     #: Hard cap at the WebSocket layer: above this the connection is closed (1009) before we read it.

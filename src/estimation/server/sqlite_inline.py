@@ -10,12 +10,16 @@ docs/performance.md, "game ends").
 
 Run inline, a transaction's writes, from its first ``INSERT``/``UPDATE`` (where Python's ``sqlite3`` begins
 the transaction) to its ``COMMIT``, happen within one turn of the loop, so no other writer of this process
-can meet the lock. :class:`InlineConnection` is a small asyncio driver of our own over the standard
-``sqlite3`` module: coroutines that never wait, with the interface SQLAlchemy's ``sqlite+aiosqlite``
-dialect drives (its ``async_creator`` hook hands it our connection instead of aiosqlite's). Nothing of
-aiosqlite's is used or reached into; the attribute names SQLAlchemy's adapter reads on a driver connection
-(``_connection``, and for an isolation-level change ``_conn`` and ``_tx``) are defined here, as plain parts
-of this class.
+can meet the lock.
+
+How: :class:`InlineSQLiteDialect` is SQLAlchemy's own ``pysqlite`` dialect for the asyncio engine,
+registered as ``sqlite+inline`` through SQLAlchemy's public dialect registry. Its DBAPI is built the way
+SQLAlchemy's own asyncio dialects are built (aiosqlite's, asyncpg's), from the adapter classes of
+``sqlalchemy.connectors.asyncio``, over a small asyncio face of the standard ``sqlite3`` module
+(:class:`AsyncSQLiteConnection`, :class:`AsyncSQLiteCursor`) whose coroutines never wait. aiosqlite is not
+used at all for a file, and nothing private of aiosqlite's or SQLAlchemy's is read, written or imitated.
+(``sqlite+aiosqlite`` URLs, the configured form, are mapped to it by :func:`inline_url`; an in-memory
+database stays on aiosqlite, where each connection would be its own database.)
 
 The busy timeout is then a wait on the loop's thread, so it is kept short: within the process nothing
 holds the lock across turns of the loop, and another process (a second server on the same file, an admin
@@ -24,22 +28,32 @@ command) that holds it longer gets this one's writes refused with SQLite's "data
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from sqlalchemy import URL, make_url, pool
+from sqlalchemy.connectors.asyncio import AsyncAdapt_dbapi_connection, AsyncAdapt_dbapi_module
+from sqlalchemy.dialects import registry
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 
 #: Seconds a statement may wait (on the loop's thread) for another process's write lock.
 BUSY_SECONDS = 2.0
 
+#: The driver name this module registers with SQLAlchemy (``sqlite+inline:///path``).
+DRIVER = "inline"
 
-class InlineCursor:
-    """A ``sqlite3`` cursor behind coroutines that finish without waiting."""
+
+class AsyncSQLiteCursor:
+    """A ``sqlite3`` cursor as an asyncio driver's cursor (what SQLAlchemy's adapter drives); no coroutine
+    here ever waits."""
+
+    __slots__ = ("cursor",)
 
     def __init__(self, cursor: sqlite3.Cursor) -> None:
         self.cursor = cursor
 
-    async def __aenter__(self) -> InlineCursor:
+    async def __aenter__(self) -> AsyncSQLiteCursor:
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
@@ -65,11 +79,11 @@ class InlineCursor:
     def arraysize(self, value: int) -> None:
         self.cursor.arraysize = value
 
-    async def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> InlineCursor:
+    async def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> AsyncSQLiteCursor:
         self.cursor.execute(sql, () if parameters is None else parameters)
         return self
 
-    async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> InlineCursor:
+    async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> AsyncSQLiteCursor:
         self.cursor.executemany(sql, parameters)
         return self
 
@@ -86,68 +100,16 @@ class InlineCursor:
         self.cursor.close()
 
 
-class _CursorOpening:
-    """What ``connection.cursor()`` returns: awaitable, and usable with ``async with``, as SQLAlchemy's
-    adapter uses it."""
+class AsyncSQLiteConnection:
+    """A ``sqlite3`` connection as an asyncio driver's connection; no coroutine here ever waits."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self.connection = connection
-        self.opened: InlineCursor | None = None
+    __slots__ = ("raw",)
 
-    def __await__(self) -> Generator[Any, None, InlineCursor]:
-        return self.__aenter__().__await__()
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self.raw = raw
 
-    async def __aenter__(self) -> InlineCursor:
-        self.opened = InlineCursor(self.connection.cursor())
-        return self.opened
-
-    async def __aexit__(self, *_exc: object) -> None:
-        if self.opened is not None:
-            self.opened.cursor.close()
-
-
-class _RunNow:
-    """Runs a call as it is queued and settles its future at once (SQLAlchemy's adapter queues an
-    isolation-level change this way)."""
-
-    def put_nowait(self, item: tuple[asyncio.Future[Any] | None, Callable[[], Any]]) -> None:
-        future, function = item
-        try:
-            result = function()
-        except BaseException as exc:
-            if future is not None and not future.done():
-                future.set_exception(exc)
-        else:
-            if future is not None and not future.done():
-                future.set_result(result)
-
-
-class InlineConnection:
-    """A ``sqlite3`` connection behind coroutines that finish without waiting (see the module docstring)."""
-
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self._connection: sqlite3.Connection | None = connection  # read by SQLAlchemy's adapter
-        self._conn = connection  # for the adapter's isolation-level change, with _tx
-        self._tx = _RunNow()
-
-    @property
-    def raw(self) -> sqlite3.Connection:
-        if self._connection is None:
-            raise ValueError("no active connection")
-        return self._connection
-
-    @property
-    def isolation_level(self) -> str | None:
-        return self.raw.isolation_level
-
-    def cursor(self) -> _CursorOpening:
-        return _CursorOpening(self.raw)
-
-    async def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> InlineCursor:
-        return await InlineCursor(self.raw.cursor()).execute(sql, parameters)
-
-    async def create_function(self, *args: Any, **kw: Any) -> None:
-        self.raw.create_function(*args, **kw)
+    def cursor(self) -> AsyncSQLiteCursor:
+        return AsyncSQLiteCursor(self.raw.cursor())
 
     async def commit(self) -> None:
         self.raw.commit()
@@ -156,21 +118,76 @@ class InlineConnection:
         self.raw.rollback()
 
     async def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-
-    def stop(self) -> None:
-        """Close at once (SQLAlchemy's terminate)."""
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        self.raw.close()
 
 
-def inline_creator(path: str) -> Callable[[], Awaitable[InlineConnection]]:
-    """The ``async_creator`` for ``create_async_engine``: a new inline connection to ``path``."""
+class InlineAdaptedConnection(AsyncAdapt_dbapi_connection):
+    """SQLAlchemy's adapter over :class:`AsyncSQLiteConnection`, with what the ``pysqlite`` dialect sets on
+    a connection (the isolation level, SQL functions) done on the ``sqlite3`` connection directly."""
 
-    async def create() -> InlineConnection:
-        return InlineConnection(sqlite3.connect(path, timeout=BUSY_SECONDS, check_same_thread=False))
+    __slots__ = ()
 
-    return create
+    @property
+    def raw(self) -> sqlite3.Connection:
+        driver: AsyncSQLiteConnection = self.driver_connection
+        return driver.raw
+
+    @property
+    def isolation_level(self) -> str | None:
+        return self.raw.isolation_level
+
+    @isolation_level.setter
+    def isolation_level(self, value: str | None) -> None:
+        self.raw.isolation_level = cast(Any, value)  # sqlite3's own values; typeshed lists its literals
+
+    def create_function(self, *args: Any, **kw: Any) -> None:
+        self.raw.create_function(*args, **kw)
+
+
+class InlineDBAPI(AsyncAdapt_dbapi_module):
+    """The DBAPI module of the dialect: ``sqlite3``'s names, and connections through the adapter."""
+
+    def __init__(self) -> None:
+        super().__init__(sqlite3, dbapi_module=sqlite3)
+        self.paramstyle = "qmark"
+        for name in ("DatabaseError", "Error", "IntegrityError", "InterfaceError", "NotSupportedError",
+                     "OperationalError", "ProgrammingError", "sqlite_version", "sqlite_version_info",
+                     "PARSE_COLNAMES", "PARSE_DECLTYPES", "Binary"):
+            setattr(self, name, getattr(sqlite3, name))
+
+    def connect(self, *args: Any, **kw: Any) -> InlineAdaptedConnection:
+        # The adapter's type for a driver connection is a protocol with ``__getattr__`` (for the drivers it
+        # was written for); this one has exactly the methods the adapter calls.
+        driver = cast(Any, AsyncSQLiteConnection(sqlite3.connect(*args, **kw)))
+        return InlineAdaptedConnection(self, driver)
+
+
+class InlineSQLiteDialect(SQLiteDialect_pysqlite):
+    """The ``pysqlite`` dialect for the asyncio engine: its statements never wait, so they run inline."""
+
+    driver = DRIVER
+    is_async = True
+    supports_statement_cache = True
+
+    @classmethod
+    def import_dbapi(cls) -> Any:
+        return InlineDBAPI()
+
+    @classmethod
+    def get_pool_class(cls, url: URL) -> type[pool.Pool]:
+        return pool.AsyncAdaptedQueuePool
+
+    def get_driver_connection(self, connection: Any) -> Any:
+        return connection.driver_connection
+
+
+registry.register(f"sqlite.{DRIVER}", __name__, InlineSQLiteDialect.__name__)
+
+
+def inline_url(url: str) -> URL | None:
+    """The inline form of a SQLite file's URL (any driver named), or None for an in-memory database."""
+    parsed = make_url(url)
+    database = parsed.database
+    if not database or database == ":memory:" or parsed.query.get("mode") == "memory":
+        return None
+    return parsed.set(drivername=f"sqlite+{DRIVER}")

@@ -24,7 +24,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from ..actions import Action
 from ..record import load_record
 from . import history, wallets
-from .eager import eager_future
 from .journal import Journal, JournalRow
 from .models import Event, Seat, Table, utcnow
 from .reducer import Events, Rules, SeatState, TableError, TableState, coin_moves, leavers, pot_split
@@ -138,11 +137,9 @@ class SqlTableStore:
         if change.plain:
             await self.journal.submit(JournalRow(
                 change.table_id, change.version, change.seat, change.action_id, change.action or "",
-                dumps(change.events), change.record), _nothing)
+                dumps(change.events), change.record))
         else:
-            # Run at once as far as it goes: on SQLite, whose statements run inline, the whole transaction
-            # then runs without waiting for the loop once (see _transaction).
-            await eager_future(self._transaction(change))
+            await self._transaction(change)
 
     async def _transaction(self, change: Change) -> None:
         """The version, its events, the record snapshot, the seats if they changed and the coins the change
@@ -227,10 +224,6 @@ class SqlTableStore:
     async def list(self, status: str) -> list[int]:
         async with self.session() as db:
             return list((await db.scalars(select(Table.id).where(Table.status == status))).all())
-
-
-def _nothing() -> None:
-    """The journal's callback: the store's caller goes on when the commit's future resolves."""
 
 
 async def _move_coins(db: AsyncSession, table_id: int, change: Change) -> None:

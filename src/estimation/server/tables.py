@@ -215,30 +215,46 @@ class TableRuntime:
 
         Must be called with the lock held. A refusal (:class:`TableError`) raises before anything is
         written; memory changes only once the commit is durable, so it never runs ahead of the database.
-        The write goes on even if this task is cancelled meanwhile (a client gone, a shutdown): the lock is
-        kept until its outcome is known, so no other change starts from a version that is not yet durable.
+
+        The commit and what follows it (:meth:`_commit`) run at once, as far as they go without waiting
+        (:func:`~.eager.eager_future`: on SQLite a table's own transaction runs inline and is published in
+        this very turn of the loop), and then in a task of their own: a plain action is published the turn
+        after the journal's batch is durable, and the write goes on even if this task is cancelled meanwhile
+        (a client gone, a shutdown). The lock is kept until its outcome is known, so no other change starts
+        from a version that is not yet durable.
         """
         before = self.state()
         after, events = reduce(before, command)
-        seat = getattr(command, "seat", None) if isinstance(command, (Act, BotAct)) else None
-        write = self._write(before, after, events, seat, action_id)
+        seat = command.seat if isinstance(command, (Act, BotAct)) else None
+        record = None
+        game = after.game
+        if game is not None and len(game.deal_log) != self.snapshot_deals:
+            record = dumps(game.record(include_seed=True))  # a plain action snapshots when it ends a deal
+        done = eager_future(self._commit(Change(self.id, before, after, events, seat, action_id, record),
+                                         ack))
         cancelled = False
-        while not write.done():
+        while not done.done():
             try:
-                await asyncio.shield(write)
+                await asyncio.shield(done)
             except asyncio.CancelledError:
                 cancelled = True
             except Exception:
-                pass  # the write's own failure: raised by result() below
-        write.result()
-        version = after.version
-        self._adopt(after)
-        action = next((str(e["action"]) for e in events if e["kind"] == "action"), None)
-        self._committed(version, events, seat, action_id, action)
-        self._publish(events, action_id, ack)
+                pass  # the commit's own failure: raised by result() below
+        version = done.result()
         if cancelled:
             raise asyncio.CancelledError
         return version
+
+    async def _commit(self, change: Change, ack: Connection | None) -> int:
+        """Await the store's commit of ``change``, then adopt the new table and publish it."""
+        await self.hub.store.commit(change)
+        after = change.after
+        if after.game is not None and (change.record is not None or not change.plain):
+            self.snapshot_deals = len(after.game.deal_log)  # the store wrote the record with this change
+        self._adopt(after)
+        self._committed(after.version, change.events, change.seat, change.action_id, change.action)
+        self._publish(change.events, change.action_id, ack)
+        return after.version
 
     def _publish(self, events: Events, action_id: str | None, ack: Connection | None) -> None:
         """The one publish path, after every commit: the ack, the next turn, every connection's update, the
@@ -252,26 +268,6 @@ class TableRuntime:
             self.hub.hints.warm()  # a practice table: hints will be asked for
         if self.status in ("finished", "abandoned"):
             self.hub.retire(self)
-
-    def _write(self, before: TableState, after: TableState, events: Events, seat: int | None,
-               action_id: str | None) -> asyncio.Future[None]:
-        """The store's commit of a change, run at once as far as it goes (``eager_future``: on SQLite a
-        table's own transaction then commits in the turn that made the change). A plain action writes the
-        record snapshot only when it completes a deal; any other change always does (the store's part)."""
-        game = after.game
-        record = None
-        if game is not None and len(game.deal_log) != self.snapshot_deals:
-            record = dumps(game.record(include_seed=True))
-        change = Change(self.id, before, after, events, seat, action_id, record)
-        write = eager_future(self.hub.store.commit(change))
-
-        def snapshotted(future: asyncio.Future[None]) -> None:
-            if game is not None and not future.cancelled() and future.exception() is None and (
-                    record is not None or not change.plain):
-                self.snapshot_deals = len(game.deal_log)
-
-        write.add_done_callback(snapshotted)
-        return write
 
     def _committed(self, version: int, events: Events, seat: int | None, action_id: str | None,
                    action: str | None) -> None:
