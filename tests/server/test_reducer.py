@@ -55,8 +55,13 @@ def check_invariants(table: TableState) -> None:
         assert table.game is not None and all(s.taken for s in table.seats)
     if table.status == "playing":
         assert table.game is not None and not table.game.is_over
+        # every stake stays in the pot while the game is played, a leaver's too
+        assert table.pot == table.rules.stake * sum(s.staked and s.account_id is not None
+                                                    for s in table.seats)
     if table.status == "finished":
         assert table.game is not None and table.game.is_over
+        assert table.pot == 0, "a finished game has paid its whole pot out"
+    assert all(not s.staked or s.account_id is not None for s in table.seats), "only a person stakes"
     if table.status == "abandoned":
         assert table.pot == 0
 

@@ -60,9 +60,12 @@ def _context() -> Any:
     return context
 
 
-def _worker_start(barrier: multiprocessing.synchronize.Barrier) -> None:
-    """In a new worker: watch the server, then wait for the pool's other workers to start (see the
-    module's docstring)."""
+def _worker_start(barrier: multiprocessing.synchronize.Barrier, niceness: int) -> None:
+    """In a new worker: its scheduling priority, watch the server, then wait for the pool's other workers
+    to start (see the module's docstring)."""
+    if niceness:
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
     parent = multiprocessing.parent_process()
     if parent is not None:
 
@@ -79,10 +82,11 @@ class ProcessPool:
     """``workers`` processes, started in the background on first use (:meth:`start`), with ``warm`` run
     once in each as it starts (to import what it needs)."""
 
-    def __init__(self, name: str, workers: int, warm: Callable[[], object]) -> None:
+    def __init__(self, name: str, workers: int, warm: Callable[[], object], niceness: int = 0) -> None:
         self.name = name
         self.workers = max(1, workers)
         self.warm = warm
+        self.niceness = niceness
         self._ready: asyncio.Future[concurrent.futures.ProcessPoolExecutor] | None = None
         self._stopped = False
         #: Pools started (more than one: a worker died and the pool was started again).
@@ -115,7 +119,7 @@ class ProcessPool:
                 barrier = context.Barrier(self.workers)
                 pool = concurrent.futures.ProcessPoolExecutor(
                     max_workers=self.workers, mp_context=context, initializer=_worker_start,
-                    initargs=(barrier,))
+                    initargs=(barrier, self.niceness))
                 warming = [pool.submit(self.warm) for _ in range(self.workers)]
                 concurrent.futures.wait(warming)
                 for future in warming:
