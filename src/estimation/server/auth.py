@@ -35,11 +35,11 @@ from .models import Account, LedgerEntry, Session, utcnow
 #: a login flood at the REST limit took the cores the tables play on. Older hashes keep their own parameters.
 _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 #: The hashing threads' niceness: below the event loop and the bots' processes (nice 0), so that under a
-#: flood the scheduler gives those the CPU first. Not the lowest (19), which was chosen while the bots still
-#: thought in threads of the server: with the bots in processes, a sign-in's 50 ms of CPU at 19 (1/68 of a
-#: nice-0 thread's share) took 1.5 to 4.6 s while four bot tables played on a busy 2-core machine, and the
-#: tests' sign-ins timed out. argon2 hashes without the GIL (cffi releases it), so a niced thread waiting
-#: for a CPU does not hold the loop up; at 10 the flood test's turnaround stays within x1.5.
+#: flood the scheduler gives those the CPU first. Not the lowest (19): there a sign-in's 50 ms of CPU (1/68
+#: of a nice-0 thread's share while the CPUs are busy) took up to 2 to 4.6 s while four bot tables played
+#: on a busy 2-core machine (the tests' sign-ins timed out at 5 s), against 1.4 to 1.6 s at 10. argon2
+#: hashes without the GIL (cffi releases it), so a niced thread waiting for a CPU does not hold the loop
+#: up; at 10 a flood still leaves table play within x1.5 (tests/server/test_login_flood.py).
 HASH_NICENESS = 10
 T = TypeVar("T")
 

@@ -75,10 +75,12 @@ class Hub:
         self.settings = settings
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
-        sqlite = self.engine.dialect.name == "sqlite"
-        self.journal = Journal(self.engine, asyncio.Lock() if sqlite else None)
+        store = SqlTableStore.open(self.engine, self.session)
         #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it).
-        self.store: TableStore = SqlTableStore(self.session, self.journal)
+        self.store: TableStore = store
+        #: The store's group commit: started and stopped with the hub, its figures in the stats, and its
+        #: writer turn (SQLite) taken by the chat's writes too.
+        self.journal: Journal = store.journal
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None

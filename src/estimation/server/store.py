@@ -14,12 +14,13 @@ and list tables by status (:meth:`TableStore.list`). How a change is written is 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..actions import Action
 from ..record import load_record
@@ -127,11 +128,21 @@ class MemoryTableStore:
 
 
 class SqlTableStore:
-    """Tables in SQLite or PostgreSQL, through the hub's sessions and journal."""
+    """Tables in SQLite or PostgreSQL, through the hub's sessions and a journal (:meth:`open` makes the
+    journal the database needs)."""
 
     def __init__(self, session: async_sessionmaker[AsyncSession], journal: Journal) -> None:
         self.session = session
         self.journal = journal
+
+    @classmethod
+    def open(cls, engine: AsyncEngine, session: async_sessionmaker[AsyncSession]) -> SqlTableStore:
+        """The store of the database ``engine`` points at. SQLite has one writer at a time: its journal
+        writes on the event loop's thread and the tables' own transactions (and the chat's writes) take
+        turns on one ``asyncio.Lock`` (:meth:`~.journal.Journal.writing`); PostgreSQL's journal writes on
+        an asyncpg connection of its own and needs no turn."""
+        sqlite = engine.dialect.name == "sqlite"
+        return cls(session, Journal(engine, asyncio.Lock() if sqlite else None))
 
     async def commit(self, change: Change) -> None:
         if change.plain:
