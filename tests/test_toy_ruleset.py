@@ -263,9 +263,10 @@ def test_a_server_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Non
     from estimation.server import Settings, auth
     from estimation.server.hub import Hub
     from estimation.server.models import Result
+    from estimation.server.social import Social
 
     async def main() -> None:
-        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'toy.db'}", bot_delay=0.0))
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'toy.db'}", bot_delay=0.0), Social)
         await hub.start()
         try:
             async with hub.session() as db, db.begin():

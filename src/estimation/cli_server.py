@@ -42,8 +42,15 @@ def serve(
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
     _log_with_times(LOG_LEVELS[log_level.lower()])
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                **uvicorn_options(settings))
+    from .server import tuning
+
+    # The collector's policy and the switch interval change the whole process: this command's only.
+    tuning.install()
+    try:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
+                    **uvicorn_options(settings))
+    finally:
+        tuning.uninstall()
 
 
 def _log_with_times(level: int) -> None:

@@ -243,9 +243,10 @@ def test_sqlite_rankings_are_read_off_the_event_loops_thread(tmp_path: Any) -> N
     at a million games) is read through an engine of its own whose statements run in a thread."""
     from estimation.server import Settings
     from estimation.server.hub import Hub
+    from estimation.server.social import Social
 
     async def main() -> None:
-        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"))
+        hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"), Social)
         await hub.start()
         try:
             assert hub.social.reader is not hub.engine

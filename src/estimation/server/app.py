@@ -34,7 +34,7 @@ DESCRIPTION = """The Estimation game server: a lobby over REST (this document) a
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
-    hub = Hub(settings)
+    hub = Hub(settings, social.Social)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

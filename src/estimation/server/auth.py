@@ -34,9 +34,13 @@ from .models import Account, LedgerEntry, Session, utcnow
 #: default (64 MiB, 3 passes, 4 lanes on 4 threads) took 250 ms of CPU over every core the machine had, so
 #: a login flood at the REST limit took the cores the tables play on. Older hashes keep their own parameters.
 _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
-#: The hashing threads' niceness (the lowest priority): under a flood the scheduler gives the event loop and
-#: the bots the CPU first (at 10, a flood on a busy 2-core machine still doubled table latency now and then).
-HASH_NICENESS = 19
+#: The hashing threads' niceness: below the event loop and the bots' processes (nice 0), so that under a
+#: flood the scheduler gives those the CPU first. Not the lowest (19): there a sign-in's 50 ms of CPU (1/68
+#: of a nice-0 thread's share while the CPUs are busy) took up to 2 to 4.6 s while four bot tables played
+#: on a busy 2-core machine (the tests' sign-ins timed out at 5 s), against 1.4 to 1.6 s at 10. argon2
+#: hashes without the GIL (cffi releases it), so a niced thread waiting for a CPU does not hold the loop
+#: up; at 10 a flood still leaves table play within x1.5 (tests/server/test_login_flood.py).
+HASH_NICENESS = 10
 T = TypeVar("T")
 
 

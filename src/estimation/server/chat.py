@@ -126,7 +126,7 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
         raise TableError("unauthorized", "sign in again", 401)
     if account.silenced:
         raise TableError("silenced", "a moderator has silenced you: you cannot chat", 403)
-    wait = hub.social.chat_limiter.allow(account_id)
+    wait = hub.social.chat_wait(account_id)
     if wait > 0:
         raise TableError("chat_rate_limited", f"too many chat messages: wait {wait:.1f} s", 429)
     row = ChatMessage(table_id=table_id, account_id=account_id, seat=seat,

@@ -33,6 +33,9 @@ class Settings:
     starting_grant: int = 1000
     #: Pause before a bot moves, so that humans can follow the table; 0 in tests.
     bot_delay: float = 0.6
+    #: Processes the bots think in (server/bot_pool.py), started when a table with bots plays; 0: one fewer
+    #: than the machine's cores, at least one (the event loop keeps a core).
+    bot_workers: int = 0
     #: Largest WebSocket message the protocol accepts; larger ones get an error, the connection stays.
     max_message_bytes: int = 4096
     #: Hard cap at the WebSocket layer: above this the connection is closed (1009) before we read it.
@@ -82,8 +85,6 @@ class Settings:
     #: waiting for them; more are refused with 429 at once, so a flood of logins queues nowhere else.
     hash_workers: int = 1
     hash_queue: int = 8
-    #: Threads the bots think in (never the event loop's default pool, which others share).
-    bot_workers: int = 2
     #: Addresses of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (comma
     #: separated, "*" for any); none by default: the peer's own address is the client's.
     trusted_proxies: str = ""

@@ -13,21 +13,20 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event, make_url
+from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from .sqlite_inline import inline_creator
+from .sqlite_inline import BUSY_SECONDS, inline_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
 def make_engine(url: str) -> AsyncEngine:
     if url.startswith("sqlite"):
-        database = make_url(url).database
-        inline = bool(database) and database != ":memory:"
-        if inline:  # a file: every statement inline on the loop's thread
-            engine = create_async_engine(url, async_creator=inline_creator(str(database)))
+        inline = inline_url(url)
+        if inline is not None:  # a file: every statement inline on the loop's thread
+            engine = create_async_engine(inline, connect_args={"timeout": BUSY_SECONDS})
         else:
             engine = create_async_engine(url, connect_args={"timeout": 30})
 
@@ -37,7 +36,7 @@ def make_engine(url: str) -> AsyncEngine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
-            if inline:
+            if inline is not None:
                 # A checkpoint (with its fsyncs) must not run on the loop's thread at some commit: the
                 # journal runs them in the background and counts these connections' commits too.
                 cursor.execute("PRAGMA wal_autocheckpoint=0")

@@ -2,16 +2,16 @@
 
 A hint is the strong bot's search over sampled deals (:func:`estimation.hint.hint`): CPU work of up to a
 second. Run on the event loop it would stall every table; in a thread it would still hold the GIL against
-the loop. So hints run in a one-process pool that the hub starts lazily and stops with itself, with a time
-budget that keeps the answer within a second, and at most one hint per table at a time.
+the loop. So hints run in a one-process :class:`~.workers.ProcessPool` (started in the background when a
+practice game begins, ending with the server, stopped with the hub), with a time budget that keeps the
+answer within a second, and at most one hint per table at a time.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import multiprocessing
 from typing import Any
+
+from .workers import ProcessPool
 
 #: The search's own time cap, as `estimation hint` has it (the strong bot's): the answer comes within
 #: about a second.
@@ -38,26 +38,15 @@ class HintPool:
     """One worker process for hints, started on first use (a server nobody asks for hints never forks)."""
 
     def __init__(self) -> None:
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-
-    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
-        if self._pool is None:
-            # forkserver: never fork the server itself (its event loop, threads and sockets).
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("forkserver"))
-            self._pool.submit(_warm)
-        return self._pool
+        self.pool = ProcessPool("hints", 1, _warm)
 
     def warm(self) -> None:
         """Start the worker now (a practice game has begun), so the first hint is not the one that waits
-        for a process to start and import the bots."""
-        self._executor()
+        for a process to start."""
+        self.pool.start()
 
     async def hint(self, view: dict[str, Any]) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), _compute, view)
+        return await self.pool.run(_compute, view)
 
     def stop(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self.pool.stop()

@@ -13,34 +13,28 @@ import contextlib
 import datetime as dt
 import logging
 import secrets
-import sys
 import weakref
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
-from . import auth, collector
+from . import auth, tuning
+from .bot_pool import BotPool
 from .bus import Bus, InMemoryBus
 from .config import Settings
-from .connection import Sockets
+from .connection import Connection, Sockets
 from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
 from .models import Seat, Table, utcnow
 from .ratelimit import Buckets, VerifiedTokens
-from .tables import Rules, SeatState, TableError, TableRuntime, load_runtime
-
-if TYPE_CHECKING:
-    from .social import Social
+from .store import SqlTableStore, TableStore
+from .tables import Rules, SeatState, TableError, TableRuntime, runtime_of
 
 log = logging.getLogger("estimation.server")
-
-
-#: Seconds a thread may hold the GIL while another waits for it (CPython's default is 0.005).
-GIL_SWITCH_INTERVAL = 0.0005
 
 
 #: Finished tables freed per turn of the event loop when the sweep evicts them (freeing 250 games in one
@@ -48,39 +42,57 @@ GIL_SWITCH_INTERVAL = 0.0005
 EVICT_PER_TURN = 25
 
 
-def quick_handovers() -> None:
-    """Let threads take their turn at the GIL ten times as often as CPython's default.
+class SocialPart(Protocol):
+    """What the hub, the tables and the sockets need of the social layer (:class:`~.social.Social`, built by
+    the factory handed to :class:`Hub`: the social routes import the lobby, which imports the hub, so the
+    hub never imports them)."""
 
-    A bot thinks in a thread, passwords are hashed in one, and SQLite's checkpoints run in one: with the
-    default 5 ms interval a busy event loop kept each of those threads waiting up to 5 ms for every turn at
-    the GIL (and the loop as long when a thread had it). Before SQLite's statements ran inline
-    (:mod:`.sqlite_inline`), the lobby's transactions ran on aiosqlite's threads too, and this alone took a
-    game's last commit from hundreds of milliseconds to tens at 500 tables.
-    """
-    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
+    #: Quick-play tables still open, and when their bots come.
+    bots_at: dict[int, dt.datetime]
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None: ...
+
+    def presence_changed(self, table_id: int) -> None: ...
+
+    def greet(self, conn: Connection, table_id: int) -> None: ...
+
+    async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
+        """A page of a ruleset's leaderboard (cached by the social part)."""
+        ...
+
+    def chat_wait(self, account_id: int) -> float:
+        """Seconds this player must wait before another chat message (0: now)."""
+        ...
 
 
 class Hub:
-    def __init__(self, settings: Settings, engine: AsyncEngine | None = None) -> None:
+    def __init__(self, settings: Settings, social: Callable[[Hub], SocialPart],
+                 engine: AsyncEngine | None = None) -> None:
         self.settings = settings
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
-        sqlite = self.engine.dialect.name == "sqlite"
-        self.journal = Journal(self.engine, asyncio.Lock() if sqlite else None)
+        store = SqlTableStore.open(self.engine, self.session)
+        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it).
+        self.store: TableStore = store
+        #: The store's group commit: started and stopped with the hub, its figures in the stats, and its
+        #: writer turn (SQLite) taken by the chat's writes too.
+        self.journal: Journal = store.journal
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
         self._session_sweeper: asyncio.Task[None] | None = None
-        self.collector: collector.CollectorPolicy | None = None
         self.hints = HintPool()
+        self.bots = BotPool(settings.bot_workers)
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py).
         self.bus: Bus = InMemoryBus()
-        from .social import Social  # social's routes import the lobby, which imports this module
-
-        self.social: Social = Social(self)
+        self.social = social(self)
         #: Every table socket, by address, player and session (their caps; closed when a session ends).
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
         #: Session tokens verified here: the REST rate limit's key for a request that carries one.
@@ -89,17 +101,14 @@ class Hub:
         self.creations = Buckets(settings.create_per_minute / 60, settings.create_burst)
         #: Per-address buckets for sign-in attempts.
         self.sign_ins = Buckets(settings.sign_ins_per_minute / 60, settings.sign_in_burst)
-        #: Threads of their own for password hashing (bounded) and for the bots' thinking, so that neither
-        #: waits behind the other, nor behind anything else in the loop's default pool.
+        #: Threads of their own for password hashing (bounded), so that it waits behind nothing else in the
+        #: loop's default pool. (The bots think in processes: self.bots.)
         self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)
-        self.bot_pool = ThreadPoolExecutor(max_workers=max(1, settings.bot_workers),
-                                           thread_name_prefix="bot")
 
     async def start(self) -> None:
         await migrate(self.engine)
         self.journal.start()
-        async with self.session() as db:
-            playing = (await db.scalars(select(Table.id).where(Table.status == "playing"))).all()
+        playing = await self.store.list("playing")
         for table_id in playing:
             runtime = await self.get(table_id)
             if runtime is not None:
@@ -109,8 +118,6 @@ class Hub:
         await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
-        self.collector = collector.install()
-        quick_handovers()
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:
@@ -131,7 +138,7 @@ class Hub:
         await self.bus.stop()
         self.hints.stop()
         self.hashing.shutdown()
-        self.bot_pool.shutdown(wait=False, cancel_futures=True)
+        self.bots.stop()
         await self.journal.stop()
         await self.engine.dispose()
 
@@ -142,10 +149,9 @@ class Hub:
         async with self._loading:
             runtime = self.runtimes.get(table_id)
             if runtime is None:
-                async with self.session() as db:
-                    runtime = await load_runtime(self, db, table_id)
-                if runtime is not None:
-                    self.runtimes[table_id] = runtime
+                stored = await self.store.load(table_id, self.settings.event_buffer)
+                if stored is not None:
+                    runtime = self.runtimes[table_id] = runtime_of(self, stored)
         return runtime
 
     @contextlib.asynccontextmanager
@@ -168,6 +174,9 @@ class Hub:
                 select(Seat.table_id).join(Table, Table.id == Seat.table_id)
                 .where(Seat.account_id == account_id, Seat.left.is_(False),
                        Table.status.in_(("open", "playing"))).limit(1))
+
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+        self.social.table_changed(runtime, events)  # the live lobby, through the bus
 
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""
@@ -280,4 +289,4 @@ class Hub:
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
                 **(self.bus.stats() if isinstance(self.bus, InMemoryBus) else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
-                **(self.collector.stats() if self.collector is not None else {})}
+                **tuning.stats()}

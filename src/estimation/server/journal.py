@@ -1,11 +1,11 @@
 """Group commit of plain actions: the hot path of persistence.
 
 Most commits are one action at one table: one ``events`` row (the public events, the action id, the action
-text) and the table's new version, nothing else. Tables hand these to the process's :class:`Journal`, which
-writes everything that is waiting in one transaction and then, in the same turn of the event loop, calls
-each row's table back (which acks and broadcasts) and resolves its future. While a transaction is in flight
-the next batch gathers, so under load many tables share a commit and at low load a batch is one action
-with no added wait.
+text) and the table's new version, nothing else. The :class:`~.store.SqlTableStore` hands these to the
+process's :class:`Journal` (:meth:`Journal.submit`), which writes everything that is waiting in one
+transaction and then resolves each row's future; the table's commit, which awaits it, goes on to publish.
+While a transaction is in flight the next batch gathers, so under load many tables share a commit and at
+low load a batch is one action with no added wait.
 
 On SQLite the batch is written on the event loop's own thread with the standard library's ``sqlite3``
 (:class:`_SqliteWriter`); on PostgreSQL it is one statement on the journal's own asyncpg connection
@@ -14,7 +14,7 @@ On SQLite the batch is written on the event loop's own thread with the standard 
 If a batch fails, each of its rows is retried in a transaction of its own, so one bad row (a table that
 another process also thinks it owns: the ``events`` primary key refuses its version) fails only its own
 table. The action that completes a deal carries the game's record (with the seed) as a snapshot in its row;
-every other commit (start, joins, the end) is a transaction of the table's own, see ``TableRuntime._commit``.
+every other commit (start, joins, the end) is a transaction of the table's own (``SqlTableStore``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
@@ -274,7 +274,7 @@ class Journal:
             sa.event.listen(engine.sync_engine, "commit", self._counted_commit)
         self._postgres = (_PostgresWriter(engine.url) if engine.dialect.name == "postgresql"
                           and engine.url.drivername == "postgresql+asyncpg" else None)
-        self._waiting: list[tuple[JournalRow, asyncio.Future[None], Callable[[], None]]] = []
+        self._waiting: list[tuple[JournalRow, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -309,13 +309,11 @@ class Journal:
         if self._postgres is not None:
             await self._postgres.close()
 
-    def submit(self, row: JournalRow, durable: Callable[[], None]) -> asyncio.Future[None]:
-        """Queue ``row`` for the next batch. Once the batch is committed, ``durable`` is called in the
-        journal's own turn of the event loop (so a table publishes without waiting for its task to be
-        scheduled again), then the future is resolved; if the row could not be committed, the future
-        holds the error and ``durable`` is never called."""
+    def submit(self, row: JournalRow) -> asyncio.Future[None]:
+        """Queue ``row`` for the next batch: a future resolved once the batch is committed, or holding the
+        error if the row could not be committed."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((row, future, durable))
+        self._waiting.append((row, future))
         self._wake.set()
         return future
 
@@ -382,20 +380,20 @@ class Journal:
                 continue
             started = time.perf_counter()
             try:
-                await self._write([row for row, _, _ in batch])
+                await self._write([row for row, _ in batch])
             except Exception as exc:
                 if len(batch) == 1:
                     log.exception("journal write failed (table %s)", batch[0][0].table_id)
                     _settle(batch[0][1], exc)
                     continue
-                for row, future, durable in batch:  # one bad row must not fail its neighbours: each alone
+                for row, future in batch:  # one bad row must not fail its neighbours: each alone
                     try:
                         await self._write([row])
                     except Exception as one:
                         log.exception("journal write failed (table %s)", row.table_id)
                         _settle(future, one)
                     else:
-                        _durable(row, future, durable)
+                        _settle(future, None)
                 continue
             took = time.perf_counter() - started
             self.batches += 1
@@ -407,8 +405,8 @@ class Journal:
                 if started - self._slow_logged > 1.0:  # a line a second at most: a slow disk is not a flood
                     self._slow_logged = started
                     log.warning("journal batch of %d rows took %.0f ms", len(batch), 1000 * took)
-            for row, future, durable in batch:
-                _durable(row, future, durable)
+            for _row, future in batch:
+                _settle(future, None)
             self._wake.set()  # look again: rows may have arrived while this batch was written
 
     def stats(self) -> dict[str, Any]:
@@ -421,17 +419,6 @@ class Journal:
             out["journal_checkpoints"] = self._sqlite.checkpoints
             out.update(self.turns.stats())
         return out
-
-
-def _durable(row: JournalRow, future: asyncio.Future[None], durable: Callable[[], None]) -> None:
-    """The row is committed: run its table's callback, then resolve its future. The callback's own failure
-    (a bug in publishing) must not undo a commit or reach the other tables of the batch."""
-    if not future.done():
-        try:
-            durable()
-        except Exception:
-            log.exception("publishing a committed action failed (table %s)", row.table_id)
-    _settle(future, None)
 
 
 def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:

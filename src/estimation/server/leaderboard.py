@@ -186,4 +186,4 @@ async def get_leaderboard(ruleset: Annotated[str, Path(max_length=32)], hub: Hub
     points (30 / 10 / 4), ties by games then player id; paginated with ``limit`` and ``offset``."""
     if ruleset not in RULESETS:
         raise HTTPException(404, f"no ruleset {ruleset[:32]!r} (known: {', '.join(RULESETS)})")
-    return LeaderboardOut(**await hub.social.boards.page(ruleset, by, limit, offset))
+    return LeaderboardOut(**await hub.social.leaderboard(ruleset, by, limit, offset))

@@ -69,6 +69,13 @@ def _iso(at: dt.datetime) -> str:
     return at.isoformat() + "Z"
 
 
+def social_of(hub: Hub) -> Social:
+    """The hub's social part as this module built it (``create_app`` hands :class:`Social` to the hub)."""
+    social = hub.social
+    assert isinstance(social, Social)
+    return social
+
+
 class Social:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
@@ -98,6 +105,12 @@ class Social:
         self._timers.clear()
         if self.reader is not self.hub.engine:
             await self.reader.dispose()
+
+    async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
+        return await self.boards.page(ruleset, by, limit, offset)  # type: ignore[arg-type]
+
+    def chat_wait(self, account_id: int) -> float:
+        return self.chat_limiter.allow(account_id)
 
     # --- the bus ------------------------------------------------------------------------------------
     def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
@@ -407,8 +420,8 @@ async def quickplay(body: QuickPlayIn, hub: HubDep, me: Me) -> QuickPlayOut:
     seats nobody came for ``bots_in_ms`` after the last person sat down (20 s by default); asking again
     while seated there answers with the same seat."""
     ruleset, length = _rules(body.ruleset, body.length)
-    runtime, seat, created = await hub.social.quickplay(me, ruleset, length)
-    at = hub.social.bots_at.get(runtime.id) if runtime.status == "open" else None
+    runtime, seat, created = await social_of(hub).quickplay(me, ruleset, length)
+    at = social_of(hub).bots_at.get(runtime.id) if runtime.status == "open" else None
     return QuickPlayOut(seat=seat, created=created, bots_at=None if at is None else _iso(at),
                         bots_in_ms=None if at is None else _ms_until(at), table=_table_out(runtime.public()))
 
@@ -420,26 +433,26 @@ async def rematch(table_id: TableId, hub: HubDep, me: Me, body: RematchIn | None
     """"Play again" at a finished table: the first player to ask makes a new private table with the same
     rules for the same people, bots in the bots' seats; each player who asks (accepts) is seated in their
     old seat. Everyone at the old table and every invited player's sockets get a ``rematch`` message."""
-    runtime, seat, created = await hub.social.rematch(me, table_id, (body or RematchIn(stake=True)).stake)
+    runtime, seat, created = await social_of(hub).rematch(me, table_id, (body or RematchIn(stake=True)).stake)
     creator = runtime.created_by == me.id
     return RematchOut(seat=seat, created=created,
                       table=_table_out(runtime.public(), runtime.rules.invite_code if creator else None),
-                      rematch=RematchStateOut(**await hub.social.rematch_state(table_id)))
+                      rematch=RematchStateOut(**await social_of(hub).rematch_state(table_id)))
 
 
 @router.post("/tables/{table_id}/rematch/decline", tags=["tables"], responses={
     403: {"description": "Not a player of that table."}, 404: {"description": "No such table."}})
 async def decline_rematch(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
     """Decline the rematch (leaving its table if you had accepted and it has not started)."""
-    await hub.social.rematch_state(table_id)  # 404 first
-    await hub.social.decline(me, table_id)
-    return RematchStateOut(**await hub.social.rematch_state(table_id, viewer=me.id))
+    await social_of(hub).rematch_state(table_id)  # 404 first
+    await social_of(hub).decline(me, table_id)
+    return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
 
 
 @router.get("/tables/{table_id}/rematch", tags=["tables"], responses={404: {"description": "No such table."}})
 async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
     """The rematch of a finished table: its table once made, and each player's answer."""
-    return RematchStateOut(**await hub.social.rematch_state(table_id, viewer=me.id))
+    return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
 
 
 @router.get("/players/{player_id}/profile", tags=["history"],

@@ -1,11 +1,13 @@
-"""The server's collector policy: long-lived objects leave the collectors' sight; cycles are reclaimed."""
+"""The server's process tuning (`estimation serve` only): long-lived objects leave the collector's sight;
+cycles are reclaimed; uninstall puts the process back."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 
-from estimation.server import collector
+from estimation.server import tuning
 
 
 class Node:
@@ -14,11 +16,11 @@ class Node:
 
 
 def test_survivors_of_a_middle_collection_are_frozen_and_a_reclaim_frees_their_cycles() -> None:
-    policy = collector.install()
+    policy = tuning.install()
     try:
         before = gc.get_freeze_count()
         a, b = Node(), Node()
-        a.other, b.other = b, a  # a cycle: only the cyclic collector can free it
+        a.other, b.other = b, a  # a cycle: only the cyclic tuning can free it
         probe = weakref.ref(a)
         gc.collect(1)  # a middle-generation collection: its survivors are frozen at once
         assert gc.get_freeze_count() > before
@@ -30,15 +32,27 @@ def test_survivors_of_a_middle_collection_are_frozen_and_a_reclaim_frees_their_c
         assert found >= 2
         assert policy.stats()["gc_reclaims"] >= 1
     finally:
-        gc.unfreeze()
+        tuning.uninstall()
 
 
 def test_install_keeps_young_collections_small_and_is_idempotent() -> None:
-    first = collector.install()
-    second = collector.install()
+    first = tuning.install()
+    second = tuning.install()
     try:
         assert first is second
-        assert gc.get_threshold()[0] == collector.YOUNG_THRESHOLD
+        assert gc.get_threshold()[0] == tuning.YOUNG_THRESHOLD
         assert gc.callbacks.count(first.callback) == 1
+        assert sys.getswitchinterval() == tuning.GIL_SWITCH_INTERVAL
     finally:
-        gc.unfreeze()
+        tuning.uninstall()
+
+
+def test_uninstall_puts_the_process_back() -> None:
+    thresholds, interval = gc.get_threshold(), sys.getswitchinterval()
+    policy = tuning.install()
+    tuning.uninstall()
+    assert gc.get_threshold() == thresholds
+    assert sys.getswitchinterval() == interval
+    assert policy.callback not in gc.callbacks
+    assert gc.get_freeze_count() == 0
+    assert tuning.stats() == {}

@@ -1,6 +1,13 @@
-"""The cyclic garbage collector's policy for a server whose event loop must never stop for long.
+"""Process-wide settings for a server whose event loop must never stop for long: the cyclic garbage
+collector's policy and the GIL's switch interval.
 
-Every table waits while the collector runs. Measured at 500 tables on the bench machine (CPython 3.11):
+Both change the whole process, not one server, so only `estimation serve` installs them (:func:`install`,
+before its server starts) and it undoes them when the server stops (:func:`uninstall`); a server made by
+``create_app`` inside another program (the tests, an embedding) leaves that program's interpreter alone.
+The hub only reports their figures (:func:`stats`).
+
+**The collector.** Every table waits while it runs. Measured at 500 tables on the bench machine (CPython
+3.11):
 
 * a young collection costs about 2 µs per object it examines: 0.5 ms with CPython's threshold of 700,
   40 to 80 ms with a threshold of 20,000;
@@ -17,6 +24,11 @@ reclaimed by a full collection over everything (``gc.unfreeze``, ``gc.collect``,
 frozen population has doubled since the last one, and at most once in ten minutes: each such pause is as
 long as a full collection, but they come rarely (after the process's long-lived memory has doubled), so
 their cost per object is constant.
+
+**The switch interval.** Threads still run beside the loop: passwords are hashed in them, and SQLite's
+checkpoints run in one (the bots no longer do: they think in processes, :mod:`.bot_pool`). With CPython's
+default interval of 5 ms a busy loop kept such a thread waiting up to 5 ms for every turn at the GIL, and
+the loop as long when the thread had it; :data:`GIL_SWITCH_INTERVAL` hands over ten times as often.
 """
 
 from __future__ import annotations
@@ -24,11 +36,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger("estimation.server")
+
+#: Seconds a thread may hold the GIL while another waits for it (CPython's default is 0.005).
+GIL_SWITCH_INTERVAL = 0.0005
 
 #: Young collections: CPython's default (about half a millisecond each on the bench machine).
 YOUNG_THRESHOLD = 700
@@ -43,7 +59,7 @@ RECLAIM_CHECK_INTERVAL = 10.0
 
 @dataclass
 class CollectorPolicy:
-    """Installed once per process by :func:`install`; its counters show up in the server's stats."""
+    """Installed by :func:`install`; its counters show up in the server's stats."""
 
     reclaims: int = 0
     reclaim_seconds: float = 0.0
@@ -102,18 +118,42 @@ class CollectorPolicy:
 
 
 _policy: CollectorPolicy | None = None
+#: What :func:`install` changed, to put back on :func:`uninstall`: (collector thresholds, switch interval).
+_saved: tuple[tuple[int, int, int], float] | None = None
 
 
 def install() -> CollectorPolicy:
-    """Collect and freeze what exists now (libraries, resumed tables), then keep to the policy above.
-
-    Idempotent: a second server in the same process (the tests start many) shares the one policy.
-    """
-    global _policy
+    """Collect and freeze what exists now (libraries, resumed tables), then keep to the collector policy
+    above, and shorten the switch interval. Idempotent: a second call keeps the first one's policy."""
+    global _policy, _saved
     if _policy is None:
         _policy = CollectorPolicy()
         gc.callbacks.append(_policy.callback)
+    if _saved is None:
+        _saved = (gc.get_threshold(), sys.getswitchinterval())
     _young, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     _policy.reclaim()
     return _policy
+
+
+def uninstall() -> None:
+    """Put the process back as :func:`install` found it: CPython's collector (nothing frozen), its
+    thresholds and its switch interval."""
+    global _policy, _saved
+    if _policy is not None:
+        if _policy.callback in gc.callbacks:
+            gc.callbacks.remove(_policy.callback)
+        _policy = None
+    gc.unfreeze()
+    if _saved is not None:
+        thresholds, interval = _saved
+        gc.set_threshold(*thresholds)
+        sys.setswitchinterval(interval)
+        _saved = None
+
+
+def stats() -> dict[str, Any]:
+    """The collector's figures for the server's stats; nothing when :func:`install` was not called."""
+    return _policy.stats() if _policy is not None else {}
