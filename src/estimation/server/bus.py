@@ -139,7 +139,7 @@ class InMemoryBus:
 
     def stats(self) -> dict[str, int | float]:
         return {"bus_topics": len(self._topics), "bus_published": self.published,
-                "bus_delivered": self.delivered}
+                "bus_delivered": self.delivered, "bus_connected": 1}
 
 
 def open_bus(redis_url: str, *, prefix: str = "estimation:",

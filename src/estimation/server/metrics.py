@@ -177,6 +177,7 @@ class MetricsServer:
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.host, self.port, limit=REQUEST_BYTES)
+        self.port = int(self._server.sockets[0].getsockname()[1])  # the one the OS chose, for port 0
         log.info("metrics on http://%s:%d/metrics", self.host, self.port)
 
     async def stop(self) -> None:
