@@ -84,11 +84,16 @@ def with_buses(url: str, body: Callable[..., Awaitable[Any]], count: int = 2, **
 def test_a_message_reaches_every_subscriber_in_every_process(redis_server: RedisProcess) -> None:
     async def body(p: str, a: RedisBus, b: RedisBus) -> None:
         on_a, on_b, other = Inbox(), Inbox(), Inbox()
+
+        def broken(_topic: str, _message: Message) -> None:
+            raise RuntimeError("a subscriber's bug")
+
+        a.subscribe(LOBBY, broken)  # stops neither the others nor the bus
         a.subscribe(LOBBY, on_a)
         b.subscribe(LOBBY, on_b)
         a.subscribe(user_topic(1), other)
         await subscribed(redis_server.url, p + LOBBY, 2)
-        assert a.subscribers(LOBBY) == 1 and b.subscribers(LOBBY) == 1
+        assert a.subscribers(LOBBY) == 2 and b.subscribers(LOBBY) == 1
         b.publish(LOBBY, {"type": "table", "table": {"id": 7}})
         await eventually(lambda: on_a.got and on_b.got, what="delivered to both")
         assert on_a.got == on_b.got == [{"type": "table", "table": {"id": 7}}]
