@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from server_helpers import RedisProcess, ServerProcess
+from server_helpers import RedisProcess, ServerProcess, start_redis
 
 from estimation.server.pgcluster import ThrowawayCluster, create_database
 
@@ -34,20 +34,6 @@ def postgres_base() -> Iterator[str]:
         yield cluster.start()
     finally:
         cluster.stop()
-
-
-REDIS_HELP = ("redis-server is needed for the bus tests and was not found: run `bash scripts/test.sh` as root"
-              " (it installs the redis-server package)")
-
-
-def start_redis() -> RedisProcess:
-    """A started throwaway ``redis-server`` (stop it when done); the test fails without one."""
-    try:
-        redis = RedisProcess()
-    except FileNotFoundError:
-        pytest.fail(REDIS_HELP)
-    redis.start()
-    return redis
 
 
 @pytest.fixture(scope="session")

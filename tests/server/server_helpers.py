@@ -119,6 +119,22 @@ def parse_metrics(text: str) -> dict[str, float]:
     return out
 
 
+REDIS_HELP = ("redis-server is needed for the bus tests and was not found: run `bash scripts/test.sh` as root"
+              " (it installs the redis-server package)")
+
+
+def start_redis() -> RedisProcess:
+    """A started throwaway ``redis-server`` (stop it when done); the test FAILS without one, never skips."""
+    import pytest
+
+    try:
+        redis = RedisProcess()
+    except FileNotFoundError:
+        pytest.fail(REDIS_HELP)
+    redis.start()
+    return redis
+
+
 class RedisProcess:
     """A throwaway ``redis-server`` on a free port of 127.0.0.1 (nothing saved to disk): stopped, killed and
     started again on the same port, as a restarted Redis is."""
