@@ -25,6 +25,8 @@ with an empty outbox the sender publishes a resync marker on each such topic, so
 every process, resyncs. Delivery stays at most once and in order per topic.
 
 Every message goes through Redis, the publisher's own subscribers' too, so that one topic has one order.
+A topic's first local ``subscribe`` takes effect when Redis confirms it (a round trip later): what was
+published before that is not delivered, as for any subscription "from now on".
 """
 
 from __future__ import annotations
