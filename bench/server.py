@@ -107,11 +107,31 @@ class Postgres(ThrowawayCluster):
 
 
 # --- the server ---------------------------------------------------------------------------------------
+def hub_figures(text: str) -> dict[str, Any]:
+    """The server's Prometheus metrics by the hub's own names (``journal_rows``, ``writer_wait_max_ms``):
+    ``estimation_`` and a counter's ``_total`` dropped, a gauge in seconds back in ms."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[str, Any] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.labels or not sample.name.startswith("estimation_"):
+                continue
+            key, value = sample.name.removeprefix("estimation_"), sample.value
+            if family.type == "counter":
+                key = key.removesuffix("_total")
+            elif key.endswith("_seconds"):
+                key, value = key.removesuffix("_seconds") + "_ms", round(1000 * value, 3)
+            out[key] = int(value) if float(value).is_integer() and not key.endswith("_seconds") else value
+    return out
+
+
 class Server:
     def __init__(self, database_url: str, env: dict[str, str], profile: str | None = None) -> None:
         self.database_url = database_url
         self.profile = profile
         self.port = free_port()
+        self.metrics_port = free_port()
         self.env = env
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = Path(tempfile.gettempdir()) / f"estimation-bench-server-{self.port}.log"
@@ -120,13 +140,18 @@ class Server:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
     def start(self) -> None:
         # The REST lobby's per-client limits are off, and so are the per-address ones (new guests and
         # tables, sign-ins, sockets): one generator stands for thousands of clients behind one address,
         # and the set-up (guests, tables, joins) is not what is measured.
         env = {**os.environ, "ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
                "ESTIMATION_CREATE_PER_MINUTE": "0", "ESTIMATION_SIGN_INS_PER_MINUTE": "0",
-               "ESTIMATION_SOCKETS_PER_ADDRESS": "0", **self.env, "DATABASE_URL": self.database_url}
+               "ESTIMATION_SOCKETS_PER_ADDRESS": "0", "ESTIMATION_METRICS_PORT": str(self.metrics_port),
+               **self.env, "DATABASE_URL": self.database_url}
         with open(self.log, "ab") as log:
             serve = ["serve", "--port", str(self.port), "--log-level", "warning"]
             # uvicorn re-raises SIGTERM after its shutdown; a Python handler turns it into SystemExit, so
@@ -499,7 +524,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         gen_procs = [psutil.Process(w.pid) for w in workers if w.pid is not None]
         load_before = os.getloadavg()
         async with httpx.AsyncClient(base_url=server.base, timeout=120) as http:
-            h0 = (await http.get("/api/health")).json()
+            h0 = hub_figures((await http.get(server.metrics_url)).text)
             c0 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
             q0 = run_queue_wait(server_proc.pid)
             spy = None
@@ -526,7 +551,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
             c1 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
             q1 = run_queue_wait(server_proc.pid)
             load_after = os.getloadavg()
-            h1 = (await http.get("/api/health")).json()
+            h1 = hub_figures((await http.get(server.metrics_url)).text)
         await asyncio.sleep(1.0)  # let the last measured updates arrive
         if spy is not None:
             await asyncio.to_thread(spy.wait)
@@ -553,7 +578,7 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
     everyone = stats.actor + stats.others
 
     def delta(key: str) -> Any:
-        """A /api/health counter's growth over the measured window (an int stays an int)."""
+        """A hub figure's growth over the measured window (an int stays an int)."""
         return h1.get(key, 0) - h0.get(key, 0)
 
     return {

@@ -23,6 +23,17 @@ if [ -z "${TEST_DATABASE_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/de
     echo "warning: PostgreSQL is not installed; the PostgreSQL server tests will fail" >&2
   fi
 fi
+# The bus tests (tests/server/test_bus_*.py) start throwaway redis-server processes and FAIL without the
+# binary. Install Debian's redis-server here when we can (root, Debian); its own service is not needed.
+if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing redis-server for the bus tests (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  else
+    echo "warning: redis-server is not installed; the bus tests will fail" >&2
+  fi
+fi
 # The browser client's tests (tests/web) drive Debian's chromium through Playwright (never a downloaded
 # browser) and FAIL without it. Install it here when we can (root, Debian); CHROMIUM=/path overrides.
 if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then

@@ -1,8 +1,8 @@
 """Real servers for the server tests: `estimation serve` as a subprocess on 127.0.0.1, SQLite and PostgreSQL.
 
 The PostgreSQL server is a throwaway cluster started here from the installed binaries (or the one named by
-TEST_DATABASE_URL). A machine without PostgreSQL FAILS these tests, it never skips them: scripts/test.sh
-installs the Debian package when it is missing.
+TEST_DATABASE_URL), and Redis a throwaway ``redis-server``. A machine without PostgreSQL or Redis FAILS these
+tests, it never skips them: scripts/test.sh installs the Debian packages when they are missing.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from server_helpers import ServerProcess
+from server_helpers import RedisProcess, ServerProcess, start_redis
 
 from estimation.server.pgcluster import ThrowawayCluster, create_database
 
@@ -34,6 +34,26 @@ def postgres_base() -> Iterator[str]:
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisProcess]:
+    """One Redis for the session's tests that do not restart it (each uses a prefix of its own)."""
+    redis = start_redis()
+    try:
+        yield redis
+    finally:
+        redis.stop()
+
+
+@pytest.fixture()
+def own_redis() -> Iterator[RedisProcess]:
+    """A Redis of the test's own, to stop, kill and start again."""
+    redis = start_redis()
+    try:
+        yield redis
+    finally:
+        redis.stop()
 
 
 def new_postgres_database(base: str) -> str:

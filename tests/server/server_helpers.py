@@ -8,10 +8,12 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,15 +32,19 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """`estimation serve` as a child process: started, killed (SIGKILL too) and restarted on one database."""
+    """`estimation serve` as a child process: started, killed (SIGKILL too) and restarted on one database.
+
+    Its Prometheus metrics are on a port of their own (``metrics_port``); :meth:`figures` reads them."""
 
     def __init__(self, database_url: str, name: str = "", env: dict[str, str] | None = None) -> None:
         self.database_url = database_url
         self.name = name
         self.port = free_port()
+        self.metrics_port = free_port()
         # The per-address limits on creating guests, accounts and tables are off: every test's players come
         # from 127.0.0.1 (test_abuse.py tests the limits on servers of its own).
-        self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0", **(env or {})}
+        self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
+                    "ESTIMATION_METRICS_PORT": str(self.metrics_port), **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
 
@@ -86,6 +92,105 @@ class ServerProcess:
     def log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")[-5000:]
+        except OSError:
+            return ""
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
+    def figures(self) -> dict[str, float]:
+        """The server's metrics now (see :func:`parse_metrics`)."""
+        response = httpx.get(self.metrics_url, timeout=30.0)
+        assert response.status_code == 200, response.text
+        return parse_metrics(response.text)
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text as ``{sample: value}``, a sample named as exposed: ``estimation_sockets``,
+    ``estimation_actions_total``, ``estimation_tables{status="playing"}``."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            out[sample.name + (f"{{{labels}}}" if labels else "")] = sample.value
+    return out
+
+
+REDIS_HELP = ("redis-server is needed for the bus tests and was not found: run `bash scripts/test.sh` as root"
+              " (it installs the redis-server package)")
+
+
+def start_redis() -> RedisProcess:
+    """A started throwaway ``redis-server`` (stop it when done); the test FAILS without one, never skips."""
+    import pytest
+
+    try:
+        redis = RedisProcess()
+    except FileNotFoundError:
+        pytest.fail(REDIS_HELP)
+    redis.start()
+    return redis
+
+
+class RedisProcess:
+    """A throwaway ``redis-server`` on a free port of 127.0.0.1 (nothing saved to disk): stopped, killed and
+    started again on the same port, as a restarted Redis is."""
+
+    def __init__(self) -> None:
+        exe = shutil.which("redis-server") or "/usr/sbin/redis-server"
+        if not os.path.exists(exe):
+            raise FileNotFoundError("redis-server")
+        self.exe = exe
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="estimation-redis-")
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = Path(self.dir) / "redis.log"
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 20.0) -> None:
+        log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        self.proc = subprocess.Popen(
+            [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.dir, "--daemonize", "no", "--loglevel", "warning"],
+            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.proc.returncode}: {self.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"redis-server did not start: {self.log()}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def kill(self) -> None:
+        """SIGKILL: Redis goes without a word to its clients, as in a crash."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-3000:]
         except OSError:
             return ""
 

@@ -203,7 +203,8 @@ def test_ci_installs_what_users_get() -> None:
             pins[name.strip().lower().replace("_", "-")] = tuple(int(p) for p in version.split(".")[:3]
                                                                    if p.isdigit())
     floors = {"starlette": (0, 49, 1), "orjson": (3, 9, 15), "h11": (0, 16, 0), "idna": (3, 7),
-              "fastapi": (0, 116), "uvicorn": (0, 35), "precis-i18n": (1, 1), "zxcvbn": (4, 5)}
+              "fastapi": (0, 116), "uvicorn": (0, 35), "precis-i18n": (1, 1), "zxcvbn": (4, 5),
+              "redis": (5, 0, 1), "prometheus-client": (0, 20)}
     for name, floor in floors.items():
         assert name in pins and pins[name] >= floor, (name, pins.get(name), floor)
     assert json.dumps(pins)

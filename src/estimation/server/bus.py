@@ -9,12 +9,17 @@ Three kinds of topic, each named by a function here (never a string built elsewh
 
 A message is a JSON-ready dict with a string ``"type"``, exactly as clients receive it. ``publish`` never
 blocks and never raises for a subscriber's fault: it is called from inside a table's commit path. Delivery
-is at most once and in order per topic; a subscriber that misses messages (a lost connection, or one day a
-lost Redis connection) resyncs through REST, as a table's client does through ``sync``.
+is at most once and in order per topic; a subscriber that may have missed messages is told so by a
+**resync notice**, :func:`resync_notice` (``{"type": "resync", "topic": ...}``), delivered to its handler
+like a message: it then resyncs through REST (or the lobby's snapshot), as a table's client does through
+``sync``. Every handler must expect one.
 
-:class:`InMemoryBus` is the single-process implementation. Another (Redis, for a cluster) implements the
-same :class:`Bus` protocol: ``publish`` queues for a background sender, ``subscribe`` registers a local
-handler and subscribes the process to the channel when it is the first one.
+:class:`InMemoryBus` is the single-process implementation (it never misses, so it never sends a notice).
+:class:`~.bus_redis.RedisBus` implements the same :class:`Bus` protocol across processes and machines:
+``publish`` queues for a background sender, ``subscribe`` registers a local handler and subscribes the
+process to the channel when it is the first one; it numbers each topic's messages, so a gap is seen, and
+sends the notice after a gap, a lost connection or a restarted Redis. :func:`open_bus` picks one by the
+settings (``ESTIMATION_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ Message = dict[str, Any]
 Handler = Callable[[str, Message], None]
 
 LOBBY = "lobby"
+#: The ``type`` of a resync notice (:func:`resync_notice`).
+RESYNC = "resync"
 
 
 def table_topic(table_id: int) -> str:
@@ -38,6 +45,17 @@ def table_topic(table_id: int) -> str:
 
 def user_topic(account_id: int) -> str:
     return f"user:{account_id}"
+
+
+def resync_notice(topic: str) -> Message:
+    """What a handler gets instead of the messages it may have missed on ``topic``."""
+    return {"type": RESYNC, "topic": topic}
+
+
+def client_resync(topic: str) -> Message:
+    """The notice as a client gets it: ``{"type": "resync", "topic": "lobby" | "table" | "user"}`` (the kind
+    of topic, not its name)."""
+    return {"type": RESYNC, "topic": topic.split(":", 1)[0]}
 
 
 class Subscription(Protocol):
@@ -58,6 +76,9 @@ class Bus(Protocol):
 
     def subscribers(self, topic: str) -> int:
         """How many handlers this process has on ``topic`` (for presence and the health counters)."""
+
+    def stats(self) -> dict[str, int | float]:
+        """Counters for the metrics (``bus_*``)."""
 
 
 class _Handle:
@@ -116,6 +137,16 @@ class InMemoryBus:
         if not handles:
             del self._topics[handle.topic]
 
-    def stats(self) -> dict[str, int]:
+    def stats(self) -> dict[str, int | float]:
         return {"bus_topics": len(self._topics), "bus_published": self.published,
-                "bus_delivered": self.delivered}
+                "bus_delivered": self.delivered, "bus_connected": 1}
+
+
+def open_bus(redis_url: str, *, prefix: str = "estimation:",
+             on_lag: Callable[[float], None] | None = None) -> Bus:
+    """The bus the settings ask for: Redis at ``redis_url``, else (empty) this process's own."""
+    if not redis_url:
+        return InMemoryBus()
+    from .bus_redis import RedisBus  # redis-py is imported only by a server that uses it
+
+    return RedisBus(redis_url, prefix=prefix, on_lag=on_lag)

@@ -28,7 +28,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from .bus import Message, Subscription, table_topic, user_topic
+from .bus import RESYNC, Message, Subscription, client_resync, table_topic, user_topic
 from .lobby import Creds, HubDep, Invite, Limit, Me, Offset, PlayerId, Strict, TableId, _account_id
 from .models import Account, ChatMessage, ChatReport, Mute, Seat, Table, utcnow
 from .tables import TableError, no_such_table
@@ -194,7 +194,13 @@ class Link:
         self.subs = []
         self.hub.social.presence_changed(self.table_id)
 
-    def _deliver(self, _topic: str, message: Message) -> None:
+    def _deliver(self, topic: str, message: Message) -> None:
+        if message.get("type") == RESYNC:
+            # The bus may have lost some of this table's chat (Redis reconnected): the client fetches what
+            # was said since its last message (GET /api/tables/{id}/chat?after=); a quick-play wait again.
+            self.conn.send(client_resync(topic))
+            self.hub.social.greet(self.conn, self.table_id)
+            return
         if message.get("type") == "chat":
             if message.get("account_id") in self.muted:
                 return
@@ -202,7 +208,10 @@ class Link:
                 return
         self.conn.send(message)
 
-    def _mine(self, _topic: str, message: Message) -> None:
+    def _mine(self, topic: str, message: Message) -> None:
+        if message.get("type") == RESYNC:
+            self.conn.send(client_resync(topic))  # the client fetches its mutes again
+            return
         if message.get("type") == "mutes":
             self.muted = set(message.get("muted", ()))
         if message.get("type") == "rematch" and message.get("from_table") == self.table_id:

@@ -99,6 +99,15 @@ class Settings:
     #: A leaderboard's whole ranking is kept this long and pages are served from it (0: every page is a
     #: query); an older one is still served while a new one is computed.
     leaderboard_cache_seconds: float = 60.0
+    # --- several processes (issue 17) ---
+    #: Redis for the bus (chat, lobby changes, presence, a player's notices) across processes and machines,
+    #: e.g. redis://10.0.0.7:6379/0; empty: the bus stays inside this process (one process only).
+    redis_url: str = ""
+    #: Prefix of the bus's channels and keys in Redis, so that two deployments can share one Redis.
+    redis_prefix: str = "estimation:"
+    #: Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public port (0: off).
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -138,5 +147,9 @@ class Settings:
             session_sweep_seconds=_float("ESTIMATION_SESSION_SWEEP_SECONDS", cls.session_sweep_seconds),
             leaderboard_cache_seconds=_float("ESTIMATION_LEADERBOARD_CACHE_SECONDS",
                                              cls.leaderboard_cache_seconds),
+            redis_url=os.environ.get("ESTIMATION_REDIS_URL", cls.redis_url),
+            redis_prefix=os.environ.get("ESTIMATION_REDIS_PREFIX") or cls.redis_prefix,
+            metrics_host=os.environ.get("ESTIMATION_METRICS_HOST") or cls.metrics_host,
+            metrics_port=_int("ESTIMATION_METRICS_PORT", cls.metrics_port),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

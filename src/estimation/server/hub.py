@@ -23,12 +23,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from ..rulesets import RULESETS
 from . import auth, tuning
 from .bot_pool import BotPool
-from .bus import Bus, InMemoryBus
+from .bus import Bus, open_bus
 from .config import Settings
 from .connection import Connection, Sockets
 from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
+from .metrics import MeteredStore, Metrics, MetricsServer
 from .models import Seat, Table, utcnow
 from .ratelimit import Buckets, VerifiedTokens
 from .store import SqlTableStore, TableStore
@@ -76,11 +77,16 @@ class Hub:
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
         store = SqlTableStore.open(self.engine, self.session)
-        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it).
-        self.store: TableStore = store
         #: The store's group commit: started and stopped with the hub, its figures in the stats, and its
         #: writer turn (SQLite) taken by the chat's writes too.
         self.journal: Journal = store.journal
+        #: This server's Prometheus metrics (a registry of its own), served apart when metrics_port is set.
+        self.metrics = Metrics(self)
+        self.metrics_server = (MetricsServer(self.metrics, settings.metrics_host, settings.metrics_port)
+                               if settings.metrics_port else None)
+        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it), its
+        #: commits timed for the metrics.
+        self.store: TableStore = MeteredStore(store, self.metrics)
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
@@ -90,8 +96,10 @@ class Hub:
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py).
-        self.bus: Bus = InMemoryBus()
+        #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py): this
+        #: process's own, or Redis when ``redis_url`` is set (across processes and machines).
+        self.bus: Bus = open_bus(settings.redis_url, prefix=settings.redis_prefix,
+                                 on_lag=self.metrics.bus_lag.observe)
         self.social = social(self)
         #: Every table socket, by address, player and session (their caps; closed when a session ends).
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
@@ -118,9 +126,13 @@ class Hub:
         await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
+        if self.metrics_server is not None:
+            await self.metrics_server.start()
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:
+        if self.metrics_server is not None:
+            await self.metrics_server.stop()
         for sweeper in (self._sweeper, self._session_sweeper):
             if sweeper is not None:
                 sweeper.cancel()
@@ -287,6 +299,6 @@ class Hub:
     def stats(self) -> dict[str, Any]:
         return {"tables_in_memory": len(self.runtimes),
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
-                **(self.bus.stats() if isinstance(self.bus, InMemoryBus) else {}),
+                **self.bus.stats(),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
                 **tuning.stats()}

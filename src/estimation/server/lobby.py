@@ -305,9 +305,10 @@ def bot_levels() -> list[str]:
 
 # --- players -------------------------------------------------------------------------------------------
 @router.get("/health", tags=["server"])
-async def health(hub: HubDep) -> dict[str, Any]:
-    """Liveness, and how much this process holds."""
-    return {"ok": True, **hub.stats()}
+async def health() -> dict[str, Any]:
+    """Liveness only: the process answers. Its figures are Prometheus metrics on a port of their own
+    (``ESTIMATION_METRICS_PORT``, see docs/deploy.md), never on the public one."""
+    return {"ok": True}
 
 
 @router.get("/rulesets", tags=["rules"])

@@ -5,17 +5,23 @@ rules, a quick-play table's wait for bots); then ``table`` for each table that a
 status) and ``table_removed`` when one finishes or is abandoned. The changes come from the :mod:`.bus`'s
 lobby topic. A client may say ``hello`` with its token to also get its own topic on this socket (rematch
 offers, mutes, silences), and ``ping``. Nothing a client sends changes anything.
+
+When the bus may have lost lobby changes (a Redis bus that reconnected, or saw a gap), the socket gets
+``resync`` and then a fresh ``lobby``: one snapshot per process for all its lobby sockets, not one each.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .auth import session_for_token
-from .bus import LOBBY, Message, Subscription, user_topic
+from .bus import LOBBY, RESYNC, Message, Subscription, client_resync, user_topic
 from .connection import Connection
 from .models import Seat, Table
 from .social import lobby_entry
@@ -25,8 +31,12 @@ from .ws import error
 if TYPE_CHECKING:
     from .hub import Hub
 
+log = logging.getLogger("estimation.server")
+
 #: At most this many tables of each status in the first ``lobby`` message.
 SNAPSHOT_TABLES = 200
+#: The snapshot being read for the lobby sockets that resync, per hub (one read for all of them).
+_resyncing: weakref.WeakKeyDictionary[Hub, asyncio.Task[list[dict[str, Any]]]] = weakref.WeakKeyDictionary()
 
 
 async def snapshot(hub: Hub) -> list[dict[str, Any]]:
@@ -57,6 +67,23 @@ async def snapshot(hub: Hub) -> list[dict[str, Any]]:
     return out
 
 
+def resend_snapshot(hub: Hub, conn: Connection) -> None:
+    """Send ``conn`` a fresh ``lobby`` once it is read; the sockets that ask in the same turn share it."""
+    task = _resyncing.get(hub)
+    if task is None or task.done():
+        task = _resyncing[hub] = asyncio.create_task(snapshot(hub))
+
+    def send(done: asyncio.Task[list[dict[str, Any]]]) -> None:
+        if done.cancelled():
+            return
+        if done.exception() is not None:
+            log.warning("lobby: the snapshot for a resync failed: %r", done.exception())
+        elif not conn.closed:
+            conn.send({"type": "lobby", "tables": done.result()})
+
+    task.add_done_callback(send)
+
+
 async def lobby_socket(ws: WebSocket) -> None:
     hub: Hub = ws.app.state.hub
     await ws.accept()
@@ -71,7 +98,12 @@ async def lobby_socket(ws: WebSocket) -> None:
         await conn.finish()
         return
 
-    def deliver(_topic: str, message: Message) -> None:
+    def deliver(topic: str, message: Message) -> None:
+        if message.get("type") == RESYNC:
+            conn.send(client_resync(topic))
+            if topic == LOBBY:
+                resend_snapshot(hub, conn)
+            return
         conn.send(message)
 
     subs: list[Subscription] = [hub.bus.subscribe(LOBBY, deliver)]

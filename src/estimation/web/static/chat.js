@@ -56,6 +56,16 @@ export class TableChat {
     this.draw();
   }
 
+  /** The server may have missed live messages (its bus reconnected): fetch again what they would have said. */
+  async resync(topic) {
+    if (topic === "user") { await this.loadExtras(); return; }
+    try {
+      const page = await api("GET", `/api/tables/${this.tableId}/chat?after=${this.lastId}`);
+      for (const m of page.messages) this.add(m, false);
+    } catch { /* the next resync or reconnect tries again */ }
+    this.draw();
+  }
+
   /** A socket message for the chat; true if it was one. */
   handle(msg) {
     switch (msg.type) {
@@ -68,6 +78,7 @@ export class TableChat {
       case "mutes": this.muted = new Set(msg.muted); this.draw(); return true;
       case "chat_prefs": return true;
       case "silenced": this.error.textContent = msg.silenced ? t("chat_silenced") : ""; return true;
+      case "resync": this.resync(msg.topic); return true;
       default: return false;
     }
   }
