@@ -19,6 +19,7 @@ handler and subscribes the process to the channel when it is the first one.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -119,3 +120,24 @@ class InMemoryBus:
     def stats(self) -> dict[str, int]:
         return {"bus_topics": len(self._topics), "bus_published": self.published,
                 "bus_delivered": self.delivered}
+
+
+#: Where a bus for a ``redis://`` URL comes from: a module with a class ``RedisBus(url: str)`` that implements
+#: :class:`Bus` (written on its own branch; this is the hook it plugs into).
+REDIS_BUS = "estimation.server.redis_bus"
+
+
+def make_bus(url: str) -> Bus:
+    """The bus for ``Settings.bus_url``: the in-process one for "" (one process, or a cluster whose lobby
+    and chat stay per worker), a Redis bus for ``redis://...`` (``rediss://`` too)."""
+    if not url or url == "memory":
+        return InMemoryBus()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        try:
+            module = importlib.import_module(REDIS_BUS)
+        except ImportError as exc:
+            raise RuntimeError(f"ESTIMATION_BUS_URL={url!r} needs the Redis bus ({REDIS_BUS}): "
+                               f"{exc}") from None
+        bus: Bus = module.RedisBus(url)
+        return bus
+    raise ValueError(f"unknown bus URL {url!r}: '' (in-process) or redis://host:port/db")

@@ -98,6 +98,16 @@ class Settings:
     #: A leaderboard's whole ranking is kept this long and pages are served from it (0: every page is a
     #: query); an older one is still served while a new one is computed.
     leaderboard_cache_seconds: float = 60.0
+    # --- several processes (issue 17, part 2; docs/deploy.md) ---
+    #: Cluster mode: this process is one of several workers behind a balancer, sharing one PostgreSQL
+    #: database; each table is owned by one worker at a time (server/ownership.py). Refused on SQLite.
+    cluster: bool = False
+    #: A worker's lease on its tables, in seconds: its heartbeat renews it every third of this; a worker
+    #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).
+    lease_seconds: float = 10.0
+    #: The pub/sub bus for what crosses processes (lobby, chat, presence, notices): "" for the in-process
+    #: bus; a ``redis://`` URL for a Redis bus (``estimation.server.redis_bus.RedisBus``), see bus.make_bus.
+    bus_url: str = ""
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -137,5 +147,8 @@ class Settings:
             session_sweep_seconds=_float("ESTIMATION_SESSION_SWEEP_SECONDS", cls.session_sweep_seconds),
             leaderboard_cache_seconds=_float("ESTIMATION_LEADERBOARD_CACHE_SECONDS",
                                              cls.leaderboard_cache_seconds),
+            cluster=os.environ.get("ESTIMATION_CLUSTER", "").lower() in ("1", "true", "yes", "on"),
+            lease_seconds=_float("ESTIMATION_LEASE_SECONDS", cls.lease_seconds),
+            bus_url=os.environ.get("ESTIMATION_BUS_URL", cls.bus_url),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

@@ -23,15 +23,16 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from ..rulesets import RULESETS
 from . import auth, tuning
 from .bot_pool import BotPool
-from .bus import Bus, InMemoryBus
+from .bus import Bus, InMemoryBus, make_bus
 from .config import Settings
 from .connection import Connection, Sockets
 from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
-from .models import Seat, Table, utcnow
+from .models import Seat, Table, TableOwner, utcnow
+from .ownership import Busy, Ownership
 from .ratelimit import Buckets, VerifiedTokens
-from .store import SqlTableStore, TableStore
+from .store import Fenced, SqlTableStore, TableMoved, TableStore
 from .tables import Rules, SeatState, TableError, TableRuntime, runtime_of
 
 log = logging.getLogger("estimation.server")
@@ -77,8 +78,17 @@ class Hub:
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
         sqlite = self.engine.dialect.name == "sqlite"
         self.journal = Journal(self.engine, asyncio.Lock() if sqlite else None)
-        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it).
-        self.store: TableStore = SqlTableStore(self.session, self.journal)
+        #: Cluster mode: this worker's lease and the tables it owns (None: one process holds every table).
+        self.ownership: Ownership | None = None
+        if settings.cluster:
+            if sqlite:
+                raise ValueError("cluster mode needs PostgreSQL: several workers cannot share a SQLite file "
+                                 "(set DATABASE_URL=postgresql+asyncpg://...)")
+            self.ownership = Ownership(settings.database_url, settings.lease_seconds)
+        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it); in cluster
+        #: mode every write is fenced by this worker's ownership.
+        self.store: TableStore = SqlTableStore(self.session, self.journal, self.ownership)
+        self._orphan_sweeper: asyncio.Task[None] | None = None
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
@@ -88,8 +98,9 @@ class Hub:
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py).
-        self.bus: Bus = InMemoryBus()
+        #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py): in a
+        #: cluster, one that crosses processes (``Settings.bus_url``).
+        self.bus: Bus = make_bus(settings.bus_url)
         self.social = social(self)
         #: Every table socket, by address, player and session (their caps; closed when a session ends).
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
@@ -106,7 +117,14 @@ class Hub:
     async def start(self) -> None:
         await migrate(self.engine)
         self.journal.start()
-        playing = await self.store.list("playing")
+        if self.ownership is not None:
+            # A worker holds only what it claims: on demand, and the orphans of dead workers (the sweep).
+            self.ownership.on_lapse, self.ownership.on_wanted = self._lapsed, self._hand_over
+            await self.ownership.start()
+            playing: list[int] = []
+            self._orphan_sweeper = asyncio.create_task(self._claim_orphans_forever())
+        else:
+            playing = await self.store.list("playing")
         for table_id in playing:
             runtime = await self.get(table_id)
             if runtime is not None:
@@ -119,7 +137,7 @@ class Hub:
         log.info("estimation server ready: %d tables resumed", len(playing))
 
     async def stop(self) -> None:
-        for sweeper in (self._sweeper, self._session_sweeper):
+        for sweeper in (self._sweeper, self._session_sweeper, self._orphan_sweeper):
             if sweeper is not None:
                 sweeper.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -132,6 +150,8 @@ class Hub:
                     async with runtime.lock:
                         pass
         self.runtimes.clear()
+        if self.ownership is not None:
+            await self.ownership.stop()  # releases every table and ends the lease: claimable at once
         await self.social.stop()
         await self.bus.stop()
         self.hints.stop()
@@ -141,16 +161,80 @@ class Hub:
         await self.engine.dispose()
 
     async def get(self, table_id: int) -> TableRuntime | None:
+        """The table's runtime, loaded on first use; None if there is no such table. In cluster mode a table
+        that is not in memory is claimed first: if another live worker owns it, :class:`TableMoved`."""
         runtime = self.runtimes.get(table_id)
         if runtime is not None:
             return runtime
         async with self._loading:
             runtime = self.runtimes.get(table_id)
             if runtime is None:
+                if self.ownership is not None:
+                    claimed = await self.ownership.claim(table_id)
+                    if claimed is None:
+                        return None
+                    if isinstance(claimed, Busy):
+                        raise TableMoved(table_id, round(1000 * claimed.retry_seconds))
                 stored = await self.store.load(table_id, self.settings.event_buffer)
                 if stored is not None:
                     runtime = self.runtimes[table_id] = runtime_of(self, stored)
+                    if self.ownership is not None and runtime.status == "playing":
+                        runtime._schedule()  # claimed from a worker that died: its bots and clock go on
+                elif self.ownership is not None:
+                    await self.ownership.release(table_id)
         return runtime
+
+    # --- cluster mode: tables that change hands ----------------------------------------------------------
+    def lost(self, runtime: TableRuntime) -> None:
+        """A write of this table was refused (another worker owns it now, or its version moved on): drop it
+        from memory and tell its sockets it moved; they reconnect through the balancer to the owner."""
+        log.warning("table %s: lost (written elsewhere); dropping it and its %d sockets", runtime.id,
+                    len(runtime.conns))
+        if self.ownership is not None:
+            self.ownership.forget(runtime.id)
+        self._drop(runtime, 0)
+
+    def _drop(self, runtime: TableRuntime, retry_ms: int) -> None:
+        if self.runtimes.get(runtime.id) is runtime:
+            del self.runtimes[runtime.id]
+        moved = TableMoved(runtime.id, retry_ms).message_for_client()
+        for conn in list(runtime.conns):
+            conn.kick(moved)
+        runtime.conns.clear()
+        runtime.shutdown()
+
+    async def _hand_over(self, table_ids: list[int]) -> None:
+        """Other workers were asked for these tables: release each between two of its changes."""
+        assert self.ownership is not None
+        for table_id in table_ids:
+            runtime = self.runtimes.get(table_id)
+            if runtime is None:
+                await self.ownership.release(table_id)
+                continue
+            async with runtime.lock:
+                if self.runtimes.get(table_id) is not runtime:
+                    continue
+                await self.ownership.release(table_id)
+                log.info("table %s: handed over to the worker that was asked for it", table_id)
+                self._drop(runtime, 0)
+
+    async def _lapsed(self) -> None:
+        """This worker's lease lapsed: every table may be another's already. Drop them all, now."""
+        for runtime in list(self.runtimes.values()):
+            self._drop(runtime, 0)
+
+    async def _claim_orphans_forever(self) -> None:
+        """Claim playing tables whose worker died and that no client asked for, so their bots and clocks go
+        on; a few at a time, each worker a random share."""
+        assert self.ownership is not None
+        while True:
+            await asyncio.sleep(self.ownership.lease)
+            try:
+                for table_id in await self.ownership.orphans(20):
+                    with contextlib.suppress(TableMoved):
+                        await self.get(table_id)
+            except Exception:
+                log.exception("claiming orphaned tables failed")
 
     @contextlib.asynccontextmanager
     async def seating(self, account_id: int) -> Any:
@@ -204,6 +288,8 @@ class Hub:
                         paid_out=False, record=None, created_by=account_id, created_at=utcnow())
             db.add(row)
             await db.flush()
+            if self.ownership is not None:  # born owned by this worker, at epoch 1
+                db.add(TableOwner(table_id=row.id, owner=self.ownership.owner, epoch=1, since=func.now()))
             for s in range(4):
                 db.add(Seat(table_id=row.id, seat=s, account_id=None, name=names.get(s), is_bot=s in names,
                             staked=False, away=False, left=False))
@@ -214,6 +300,8 @@ class Hub:
         runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
         async with self._loading:
             self.runtimes.setdefault(table_id, runtime)
+            if self.ownership is not None:
+                self.ownership.adopt_created(table_id, 1)
         self.social.table_changed(self.runtimes[table_id], [{"kind": "created"}])
         return self.runtimes[table_id]
 
@@ -224,14 +312,20 @@ class Hub:
             stale = (await db.scalars(select(Table.id).where(Table.status == "open",
                                                              Table.created_at < cutoff))).all()
         for table_id in stale:
-            runtime = await self.get(table_id)
+            try:
+                runtime = await self.get(table_id)
+            except TableMoved:
+                continue  # another worker's: its own sweep abandons it
             if runtime is not None:
-                await runtime.abandon("not filled in time")
+                with contextlib.suppress(Fenced, TableMoved):
+                    await runtime.abandon("not filled in time")
         done = [t for t, r in self.runtimes.items() if r.status in ("finished", "abandoned") and not r.conns]
         for n, table_id in enumerate(done, 1):
             runtime = self.runtimes.get(table_id)
             if runtime is not None and not runtime.conns:  # nobody came back meanwhile
                 self.runtimes.pop(table_id)
+                if self.ownership is not None:
+                    await self.ownership.release(table_id)
             del runtime  # freed here: a game is thousands of objects, a sweep can free hundreds of games
             if n % EVICT_PER_TURN == 0:
                 await asyncio.sleep(0)  # let the tables in play have the loop between batches
@@ -286,5 +380,6 @@ class Hub:
         return {"tables_in_memory": len(self.runtimes),
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
                 **(self.bus.stats() if isinstance(self.bus, InMemoryBus) else {}),
+                **(self.ownership.stats() if self.ownership is not None else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
                 **tuning.stats()}

@@ -53,7 +53,7 @@ from .reducer import (
     pot_split,
     reduce,
 )
-from .store import Change, StoredTable, TableStore
+from .store import Change, StaleVersion, StoredTable, TableMoved, TableStore
 from .wire import PublicViewText, dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
@@ -80,6 +80,9 @@ class TableHost(Protocol):
 
     def retire(self, runtime: TableRuntime) -> None:
         """The table is over (finished or abandoned)."""
+
+    def lost(self, runtime: TableRuntime) -> None:
+        """A write was refused (another process owns the table now): drop it and send its sockets away."""
 
 
 class TableRuntime:
@@ -230,7 +233,12 @@ class TableRuntime:
                 cancelled = True
             except Exception:
                 pass  # the write's own failure: raised by result() below
-        write.result()
+        try:
+            write.result()
+        except StaleVersion:
+            # Written elsewhere (cluster mode: fenced, another worker owns the table): this copy is stale.
+            self.hub.lost(self)
+            raise TableMoved(self.id, 0) from None
         version = after.version
         self._adopt(after)
         action = next((str(e["action"]) for e in events if e["kind"] == "action"), None)
@@ -416,6 +424,8 @@ class TableRuntime:
                               self.id, self.rules.bot_level, text)
                     text = game.legal_actions()[0].text
                 await self._change(BotAct(seat, text, timeout))
+        except TableMoved:
+            return  # another worker owns the table now: its bots play there
         except Exception:
             log.exception("table %s: bot turn failed; retrying", self.id)
             await asyncio.sleep(1.0)
