@@ -279,7 +279,7 @@ class LocalCluster:
         raise RuntimeError("haproxy did not start")
 
     def _write_config(self) -> None:
-        backends = [Backend(w.name, f"127.0.0.1:{w.port}") for w in self.running]
+        backends = [Backend(w.name, f"127.0.0.1:{w.port}") for w in self.running if w.proc.poll() is None]
         # Each client connection is two descriptors (client and worker side): stay within this limit.
         soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         self.config_path.write_text(haproxy_config(f"127.0.0.1:{self.port}", backends, check_ms=self.check_ms,
@@ -332,4 +332,5 @@ class LocalCluster:
         if pg is not None:
             pg.stop()  # type: ignore[attr-defined]
             self._pg = None
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if not os.environ.get("ESTIMATION_KEEP_CLUSTER"):  # set it to read the logs afterwards
+            shutil.rmtree(self.workdir, ignore_errors=True)

@@ -61,12 +61,15 @@ _REGISTER = """
     INSERT INTO workers (name, started_at, expires_at)
     VALUES ($1, now(), now() + make_interval(secs => $2)) RETURNING id
 """
-# Alive (1) or lapsed (0), and the tables other workers asked this one for.
+# Alive or lapsed, and the tables other workers asked this one for. A lapsed lease is never moved on (the
+# row is locked and left as it is either way).
 _HEARTBEAT = """
     WITH beat AS (
-        UPDATE workers SET expires_at = now() + make_interval(secs => $2)
-         WHERE id = $1 AND expires_at > now() RETURNING id)
-    SELECT (SELECT count(*) FROM beat) AS alive,
+        UPDATE workers
+           SET expires_at = CASE WHEN expires_at > now() THEN now() + make_interval(secs => $2)
+                                 ELSE expires_at END
+         WHERE id = $1 RETURNING expires_at > now() AS alive)
+    SELECT COALESCE((SELECT alive FROM beat), false) AS alive,
            ARRAY(SELECT table_id FROM table_owners WHERE owner = $1 AND wanted_by IS NOT NULL) AS wanted
 """
 _CLAIM = """
