@@ -207,7 +207,8 @@ class Hub:
         """Other workers were asked for these tables: release each between two of its changes."""
         assert self.ownership is not None
         for table_id in table_ids:
-            runtime = self.runtimes.get(table_id)
+            async with self._loading:  # not while this worker is loading it (claimed, not yet in memory)
+                runtime = self.runtimes.get(table_id)
             if runtime is None:
                 await self.ownership.release(table_id)
                 continue

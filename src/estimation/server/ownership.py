@@ -25,11 +25,13 @@ flight and a write waits for a claim in flight, so a write either happens before
 (and the new owner loads it) or is refused. :data:`FENCE` is that condition. A refused write raises
 :class:`~.store.Fenced`; the runtime then drops the table and tells its sockets it moved.
 
-**Hand-over**: a request that reaches a worker for a table another *live* worker owns (a worker joined and
-the hash ring moved, or the old owner came back) marks the row ``wanted_by`` and is answered "moved, retry in
-a moment"; the owner sees the mark at its next heartbeat, releases the table between two changes (under the
-table's lock), and tells its sockets it moved; they reconnect through the balancer and the asking worker
-claims it. Tables therefore move only when they are claimed again.
+**Hand-over**: a request that reaches a worker for a table another *live* worker owns (a new table, made by
+the worker a round-robin request reached; a worker joined and the hash ring moved; the old owner came back)
+marks the row ``wanted_by``, notifies the owner (``pg_notify`` on its channel, ``estimation_worker_{id}``)
+and is answered "moved, retry in a moment"; the owner releases the table between two changes (under the
+table's lock; at its next heartbeat at the latest, if the notification was lost) and tells its sockets it
+moved; they reconnect through the balancer and the asking worker claims it. Tables therefore move only when
+they are claimed again.
 
 Times are the database's (``now()``), never a worker's clock.
 """
@@ -42,7 +44,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,15 +85,17 @@ _CLAIM = """
         OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = o.owner AND w.expires_at > now())
     RETURNING epoch
 """
-# Why a claim got nothing: no such table, or a live owner (then ask it for the table; the seconds its lease
-# has left).
+# Why a claim got nothing: no such table, or a live owner. Then ask it for the table: the row's mark (seen
+# at its next heartbeat) and a notification on its own channel (at once); and say how long its lease has
+# left.
 _WANT = """
     WITH asked AS (
         UPDATE table_owners SET wanted_by = $2
          WHERE table_id = $1 AND owner IS DISTINCT FROM $2 RETURNING owner)
     SELECT EXISTS (SELECT 1 FROM tables WHERE id = $1) AS exists,
            (SELECT EXTRACT(EPOCH FROM w.expires_at - now())::float8
-              FROM asked JOIN workers w ON w.id = asked.owner) AS lease_left
+              FROM asked JOIN workers w ON w.id = asked.owner) AS lease_left,
+           (SELECT count(pg_notify('estimation_worker_' || asked.owner, $1::text)) FROM asked) AS told
 """
 _RELEASE = """
     UPDATE table_owners SET owner = NULL, wanted_by = NULL, since = now()
@@ -148,10 +152,12 @@ class Ownership:
         #: The tables this worker owns now, with the epoch of its claim.
         self.epochs: dict[int, int] = {}
         self.on_lapse: Callable[[], Awaitable[None]] | None = None
-        self.on_wanted: Callable[[list[int]], Awaitable[None]] | None = None
+        self.on_wanted: Callable[[list[int]], Coroutine[Any, Any, None]] | None = None
         self._pool: Any = None
         self._beat_conn: Any = None
         self._task: asyncio.Task[None] | None = None
+        self._handing: set[asyncio.Task[None]] = set()
+        self._channel: str | None = None
         self._last_beat = 0.0
         #: Figures for the health endpoint (and the metrics, when they come).
         self.claims = 0
@@ -175,7 +181,7 @@ class Ownership:
         import asyncpg  # type: ignore[import-untyped]  # the server extra's PostgreSQL driver
 
         self._pool = await asyncpg.create_pool(self.dsn, min_size=1, max_size=4)
-        self._beat_conn = await asyncpg.connect(self.dsn)
+        await self._connect_beat()
         await self._register()
         self._task = asyncio.create_task(self._beat_forever())
 
@@ -186,6 +192,8 @@ class Ownership:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        for task in list(self._handing):
+            task.cancel()
         with contextlib.suppress(Exception):
             for table_id, epoch in list(self.epochs.items()):
                 await self._pool.execute(_RELEASE, table_id, self.owner, epoch)
@@ -197,9 +205,38 @@ class Ownership:
                     await closing.close()
         self._beat_conn = self._pool = None
 
+    async def _connect_beat(self) -> None:
+        """The heartbeat's own connection, which also listens on this worker's channel."""
+        import asyncpg
+
+        if self._beat_conn is not None:
+            with contextlib.suppress(Exception):
+                await self._beat_conn.close()
+        self._beat_conn = await asyncpg.connect(self.dsn)
+        self._channel = None
+        if self.owner:
+            await self._listen()
+
+    async def _listen(self) -> None:
+        """Hear at once when another worker asks for one of this worker's tables (``_WANT`` notifies)."""
+        if self._channel is not None:
+            with contextlib.suppress(Exception):
+                await self._beat_conn.remove_listener(self._channel, self._notified)
+        self._channel = f"estimation_worker_{self.owner}"
+        await self._beat_conn.add_listener(self._channel, self._notified)
+
+    def _notified(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        with contextlib.suppress(ValueError):
+            table_id = int(payload)
+            if table_id in self.epochs and self.on_wanted is not None:
+                task = asyncio.get_running_loop().create_task(self.on_wanted([table_id]))
+                self._handing.add(task)
+                task.add_done_callback(self._handing.discard)
+
     async def _register(self) -> None:
         self.owner = int(await self._beat_conn.fetchval(_REGISTER, self.name, self.lease))
         self._last_beat = time.monotonic()
+        await self._listen()
         log.info("cluster: worker %s joined as id %d (lease %.1f s)", self.name, self.owner, self.lease)
 
     @property
@@ -226,9 +263,7 @@ class Ownership:
         try:
             row = await self._beat_conn.fetchrow(_HEARTBEAT, self.owner, self.lease)
         except (OSError, asyncpg.exceptions.InterfaceError, asyncpg.exceptions.ConnectionDoesNotExistError):
-            with contextlib.suppress(Exception):
-                await self._beat_conn.close()
-            self._beat_conn = await asyncpg.connect(self.dsn)
+            await self._connect_beat()
             row = await self._beat_conn.fetchrow(_HEARTBEAT, self.owner, self.lease)
         if not row["alive"]:
             await self._lapse()
@@ -261,9 +296,13 @@ class Ownership:
             return None
         self.claims_refused += 1
         left = row["lease_left"]
-        # The owner hands over at its next heartbeat; a dead owner's lease runs out: retry about then.
-        retry = self.interval if left is None else min(max(float(left), 0.0) + 0.05, self.interval + 0.05)
-        return Busy(max(0.1, retry))
+        if left is None:  # released meanwhile: claim again at once
+            return Busy(0.05)
+        # An owner that beat lately hands over at once (it was notified): retry soon. One that has not (it
+        # may be dead) gives the table up when its lease runs out: retry about then.
+        if float(left) > self.lease - 2 * self.interval:
+            return Busy(0.15)
+        return Busy(max(0.1, min(float(left) + 0.05, self.interval)))
 
     async def release(self, table_id: int) -> None:
         """Give ``table_id`` up (handed over, or evicted): anyone may claim it at once."""

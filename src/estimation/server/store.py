@@ -187,10 +187,12 @@ class SqlTableStore:
             if self.fence is not None:
                 self.fence.refused(change.table_id)
             raise Fenced(str(exc)) from None
-        except Fenced:
-            if self.fence is not None:
-                self.fence.refused(change.table_id)
-            raise
+        except StaleVersion as exc:
+            if self.fence is None:
+                raise
+            # A fenced store's table written by someone else: another worker owns it, whatever refused it.
+            self.fence.refused(change.table_id)
+            raise exc if isinstance(exc, Fenced) else Fenced(str(exc)) from None
 
     async def _transaction(self, change: Change, owner: int | None = None, epoch: int | None = None) -> None:
         """The version, its events, the record snapshot, the seats if they changed and the coins the change

@@ -53,7 +53,7 @@ from .reducer import (
     pot_split,
     reduce,
 )
-from .store import Change, StaleVersion, StoredTable, TableMoved, TableStore
+from .store import Change, Fenced, StoredTable, TableMoved, TableStore
 from .wire import PublicViewText, dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
@@ -82,7 +82,8 @@ class TableHost(Protocol):
         """The table is over (finished or abandoned)."""
 
     def lost(self, runtime: TableRuntime) -> None:
-        """A write was refused (another process owns the table now): drop it and send its sockets away."""
+        """Cluster mode: a write was refused by the fence (another worker owns the table now): drop it and
+        send its sockets away."""
 
 
 class TableRuntime:
@@ -235,8 +236,8 @@ class TableRuntime:
                 pass  # the write's own failure: raised by result() below
         try:
             write.result()
-        except StaleVersion:
-            # Written elsewhere (cluster mode: fenced, another worker owns the table): this copy is stale.
+        except Fenced:
+            # Cluster mode: another worker owns the table now (the write was refused): this copy is stale.
             self.hub.lost(self)
             raise TableMoved(self.id, 0) from None
         version = after.version
