@@ -424,7 +424,7 @@ class Journal:
                 continue
             started = time.perf_counter()
             try:
-                refused = await self._write([row for row, _, _ in batch])
+                refused = await self._write([row for row, _, _ in batch]) or set()
             except Exception as exc:
                 if len(batch) == 1:
                     log.exception("journal write failed (table %s)", batch[0][0].table_id)
