@@ -2,8 +2,10 @@
 
 A table is loaded into memory the first time anyone touches it and stays pinned to this process; every
 table that was playing when the process stopped is loaded at start so its bots and clocks go on without
-waiting for a client. Scaling past one process means giving each process its own set of tables (see
-docs/architecture.md), which is why every table write checks the version it started from.
+waiting for a client. In cluster mode (``Settings.cluster``, PostgreSQL only) the process is one of several
+workers: it holds only the tables it owns (:mod:`.ownership`: claimed on demand, or from a dead worker by the
+orphan sweep), every write is fenced by that ownership, and a table that goes to another worker is dropped
+here with a ``moved`` message to its sockets (see docs/architecture.md, docs/deploy.md).
 """
 
 from __future__ import annotations
