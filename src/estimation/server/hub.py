@@ -61,6 +61,9 @@ class SocialPart(Protocol):
 
     def presence_changed(self, table_id: int) -> None: ...
 
+    def schedule_bots(self, table_id: int, at: dt.datetime) -> None:
+        """A quick-play table's bots come at ``at`` (cluster mode: its new owner takes the timer over)."""
+
     def greet(self, conn: Connection, table_id: int) -> None: ...
 
     async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
@@ -182,9 +185,21 @@ class Hub:
                     runtime = self.runtimes[table_id] = runtime_of(self, stored)
                     if self.ownership is not None and runtime.status == "playing":
                         runtime._schedule()  # claimed from a worker that died: its bots and clock go on
+                    elif self.ownership is not None and runtime.status == "open":
+                        async with self.session() as db:  # a quick-play table's wait goes on here
+                            at = await db.scalar(select(Table.bots_at).where(Table.id == table_id))
+                        if at is not None:
+                            self.social.schedule_bots(table_id, at)
                 elif self.ownership is not None:
                     await self.ownership.release(table_id)
         return runtime
+
+    async def held(self, table_id: int) -> TableRuntime | None:
+        """The table if this process holds it: in cluster mode only one it owns now (never a claim, which
+        would ask its owner to hand it over); in one process, :meth:`get`."""
+        if self.ownership is not None:
+            return self.runtimes.get(table_id)
+        return await self.get(table_id)
 
     # --- cluster mode: tables that change hands ----------------------------------------------------------
     def lost(self, runtime: TableRuntime) -> None:
