@@ -490,7 +490,9 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
                     await play_tables(server, first + i, tokens[i], args, period, stats, stop, http)
                     return
                 except Exception as exc:  # a table that could not be set up: counted, never silent
-                    stats.error(f"slot:{type(exc).__name__}")
+                    response = getattr(exc, "response", None)
+                    status = getattr(response, "status_code", None) or getattr(response, "status", None)
+                    stats.error(f"slot:{type(exc).__name__}" + (f":{status}" if status else ""))
                     if attempt == SETUP_TRIES - 1 or stop.is_set():
                         stats.failed += 1
                         return

@@ -222,6 +222,12 @@ class Hub:
 
     async def _hand_over(self, table_ids: list[int]) -> None:
         """Other workers were asked for these tables: release each between two of its changes."""
+        try:
+            await self._hand_over_now(table_ids)
+        except Exception:
+            log.exception("cluster: handing tables %s over failed", table_ids)
+
+    async def _hand_over_now(self, table_ids: list[int]) -> None:
         assert self.ownership is not None
         for table_id in table_ids:
             async with self._loading:  # not while this worker is loading it (claimed, not yet in memory)

@@ -95,7 +95,8 @@ _WANT = """
     SELECT EXISTS (SELECT 1 FROM tables WHERE id = $1) AS exists,
            (SELECT EXTRACT(EPOCH FROM w.expires_at - now())::float8
               FROM asked JOIN workers w ON w.id = asked.owner) AS lease_left,
-           (SELECT count(pg_notify('estimation_worker_' || asked.owner, $1::text)) FROM asked) AS told
+           (SELECT count(pg_notify('estimation_worker_' || asked.owner, $1::text)) FROM asked
+             WHERE asked.owner IS NOT NULL) AS told
 """
 _RELEASE = """
     UPDATE table_owners SET owner = NULL, wanted_by = NULL, since = now()
@@ -228,10 +229,16 @@ class Ownership:
     def _notified(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
         with contextlib.suppress(ValueError):
             table_id = int(payload)
-            if table_id in self.epochs and self.on_wanted is not None:
-                task = asyncio.get_running_loop().create_task(self.on_wanted([table_id]))
-                self._handing.add(task)
-                task.add_done_callback(self._handing.discard)
+            if table_id in self.epochs:
+                self._hand_over([table_id])
+
+    def _hand_over(self, table_ids: list[int]) -> None:
+        """The hub hands these tables over in a task of its own: never inside the heartbeat, which must not
+        wait for a table's lock (a heartbeat held up past the lease loses every table)."""
+        if self.on_wanted is not None:
+            task = asyncio.get_running_loop().create_task(self.on_wanted(table_ids))
+            self._handing.add(task)
+            task.add_done_callback(self._handing.discard)
 
     async def _register(self) -> None:
         self.owner = int(await self._beat_conn.fetchval(_REGISTER, self.name, self.lease))
@@ -270,8 +277,8 @@ class Ownership:
             return
         self._last_beat = time.monotonic()
         wanted = [int(t) for t in row["wanted"] if int(t) in self.epochs]
-        if wanted and self.on_wanted is not None:
-            await self.on_wanted(wanted)
+        if wanted:
+            self._hand_over(wanted)
 
     async def _lapse(self) -> None:
         self.lapses += 1
