@@ -60,11 +60,14 @@ class Backend:
 
 
 #: Health checks: how often, and how many failures take a worker out (rise: how many successes bring it
-#: back). With ``inter`` 1 s and ``fall`` 2, a dead worker leaves the ring within about 2 s.
+#: back). With ``inter`` 1 s and ``fall`` 3, a dead worker (its port refuses at once) leaves the ring within
+#: about 3 s; a check answered within ``timeout check`` (2 s, or twice ``inter`` if longer) counts as alive,
+#: so a worker whose loop is busy for a second is not taken out (with one worker, that was every request
+#: answered 503 by HAProxy).
 DEFAULT_CHECK_MS = 1000
 
 
-def haproxy_config(bind: str, backends: list[Backend], *, check_ms: int = DEFAULT_CHECK_MS, fall: int = 2,
+def haproxy_config(bind: str, backends: list[Backend], *, check_ms: int = DEFAULT_CHECK_MS, fall: int = 3,
                    rise: int = 2, maxconn: int = 4000, stats_socket: str | None = None) -> str:
     """HAProxy's configuration for these workers, listening on ``bind`` (``host:port``)."""
     def servers(track: bool) -> str:
@@ -87,6 +90,7 @@ defaults
     timeout tunnel 1h
     timeout client-fin 5s
     timeout http-keep-alive 5s
+    timeout check {max(2000, 2 * check_ms)}ms
     # A connection refused by a dead worker is tried again, the last time on another worker.
     retries 3
     option redispatch 1
