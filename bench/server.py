@@ -164,6 +164,10 @@ class Server:
     def server_procs(self) -> list[psutil.Process]:
         return [psutil.Process(self.proc.pid)] if self.proc is not None else []
 
+    @property
+    def postgres_url(self) -> str | None:
+        return self.database_url if self.database_url.startswith("postgresql") else None
+
     def health_bases(self) -> list[str]:
         return [self.base]
 
@@ -203,6 +207,10 @@ class ClusterServer:
 
     def server_procs(self) -> list[psutil.Process]:
         return [psutil.Process(w.pid) for w in self.cluster.running if w.proc.poll() is None]
+
+    @property
+    def postgres_url(self) -> str | None:
+        return self.cluster.database_url
 
     def health_bases(self) -> list[str]:
         return [w.base for w in self.cluster.running if w.proc.poll() is None]
@@ -572,6 +580,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
         load_before = os.getloadavg()
         async with httpx.AsyncClient(timeout=120) as http:
             h0 = await health_sum(http, server.health_bases())
+            wal0 = await wal_position(server.postgres_url)
             c0 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
             w0_cpu = [cpu([p]) for p in server_procs]
             e0 = {role: cpu(procs) for role, procs in extra.items()}
@@ -603,6 +612,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             q1 = sum(run_queue_wait(p.pid) for p in server_procs)
             load_after = os.getloadavg()
             h1 = await health_sum(http, server.health_bases())
+            wal1 = await wal_position(server.postgres_url)
         await asyncio.sleep(1.0)  # let the last measured updates arrive
         if spy is not None:
             await asyncio.to_thread(spy.wait)
@@ -640,6 +650,8 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
                                                          for a, b in zip(w0_cpu, w1_cpu, strict=True)],
         "haproxy_cpu_pct": extra_cpu.get("haproxy"), "redis_cpu_pct": extra_cpu.get("redis"),
         "cpu_ms_per_action": round(1000 * side / max(1, stats.actions), 3),
+        "wal_bytes_per_action": None if wal0 is None or wal1 is None else round(
+            (wal1 - wal0) / max(1, stats.actions)),
         "workers_cpu_ms_per_action": round(1000 * (c1[0] - c0[0]) / max(1, stats.actions), 3),
         "db_cpu_ms_per_action": round(1000 * (c1[1] - c0[1]) / max(1, stats.actions), 3),
         "tables": n, "tables_seated": seated, "period": period, "generator_processes": procs,
@@ -681,6 +693,21 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
     }
 
 
+async def wal_position(url: str | None) -> int | None:
+    """PostgreSQL's WAL insert position in bytes (the WAL written between two readings), None without it."""
+    if url is None:
+        return None
+    import asyncpg  # type: ignore[import-untyped]
+
+    from estimation.server.ownership import postgres_dsn
+
+    conn = await asyncpg.connect(postgres_dsn(url))
+    try:
+        return int(await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint"))
+    finally:
+        await conn.close()
+
+
 async def health_sum(http: httpx.AsyncClient, bases: list[str]) -> dict[str, Any]:
     """/api/health of every server process, numbers added up (the maxima: the largest)."""
     total: dict[str, Any] = {}
@@ -705,6 +732,7 @@ def show(db: str, r: dict[str, Any]) -> None:
               f"PostgreSQL {r['db_cpu_pct']}% HAProxy {r['haproxy_cpu_pct']}% Redis {r['redis_cpu_pct']}%  "
               f"server side {r['cpu_ms_per_action']} ms CPU/action "
               f"(workers {r['workers_cpu_ms_per_action']}, PostgreSQL {r['db_cpu_ms_per_action']})  "
+              f"WAL {r['wal_bytes_per_action']} bytes/action  "
               f"load {r['load_before'][0]}->{r['load_after'][0]}  "
               f"errors {r['errors']} dropped {r['dropped']}", flush=True)
         return
