@@ -84,8 +84,9 @@ def cluster(
         "--database-url", help="A PostgreSQL URL (postgresql+asyncpg://...) to use; default a throwaway "
                                "cluster from /usr/lib/postgresql/*/bin, removed at the end.")] = None,
     redis: Annotated[str, typer.Option(
-        help="'start' for a throwaway redis-server as the bus, a redis:// URL to use one, '' for none (each "
-             "worker's lobby and chat then stay its own).")] = "",
+        help="'auto': a throwaway redis-server as the bus when it and the Redis bus are installed; 'start': "
+             "one in any case; a redis:// URL to use one; '' for none (each worker's lobby and notices then "
+             "stay its own).")] = "auto",
     lease: Annotated[float, typer.Option(min=0.3, help="Seconds of a worker's lease on its tables.")] = 10.0,
 ) -> None:
     """A whole cluster on this machine for a try-out: PostgreSQL, HAProxy, N workers (and Redis); prints the
@@ -109,8 +110,10 @@ def cluster(
     signal.signal(signal.SIGTERM, interrupted)
     try:
         running.start()
+        bus = running.env.get("ESTIMATION_BUS_URL") or "in-process per worker"
         typer.echo(f"estimation cluster: {workers} workers behind HAProxy at {running.url}/ "
-                   f"(PostgreSQL {running.database_url}; files in {running.workdir}); Ctrl-C stops it")
+                   f"(PostgreSQL {running.database_url}; bus {bus}; files in {running.workdir}); "
+                   "Ctrl-C stops it")
         while all(w.proc.poll() is None for w in running.running):
             time.sleep(0.5)
         typer.echo("a worker exited: stopping the cluster", err=True)

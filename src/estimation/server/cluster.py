@@ -29,6 +29,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .pgcluster import ThrowawayCluster
 
 HAPROXY_HELP = ("HAProxy is needed for cluster mode and was not found (apt-get install haproxy, or "
                 "HAPROXY=/path/to/haproxy)")
@@ -147,7 +151,8 @@ class LocalCluster:
     workers: int = 3
     port: int = 0
     database_url: str | None = None
-    #: "" for no Redis; "start" to start a throwaway redis-server; a redis:// URL to use one.
+    #: "" for no Redis; "start" to start a throwaway redis-server; a redis:// URL to use one; "auto": start
+    #: one when both redis-server and the Redis bus (``bus.REDIS_BUS``) are installed, else none.
     redis: str = ""
     lease_seconds: float = 10.0
     check_ms: int = DEFAULT_CHECK_MS
@@ -157,7 +162,7 @@ class LocalCluster:
     running: list[Worker] = field(default_factory=list)
     haproxy: subprocess.Popen[bytes] | None = None
     redis_proc: subprocess.Popen[bytes] | None = None
-    _pg: object | None = None
+    _pg: ThrowawayCluster | None = None
     _next: int = 1
 
     # --- parts ------------------------------------------------------------------------------------------
@@ -215,6 +220,17 @@ class LocalCluster:
         asyncio.run(go())
 
     def _start_redis(self) -> str:
+        if self.redis == "auto":
+            import importlib.util
+
+            from .bus import REDIS_BUS
+
+            server = shutil.which("redis-server") or "/usr/bin/redis-server"
+            try:
+                has_bus = importlib.util.find_spec(REDIS_BUS) is not None
+            except ImportError:
+                has_bus = False
+            self.redis = "start" if has_bus and os.access(server, os.X_OK) else ""
         if not self.redis:
             return ""
         if self.redis != "start":
@@ -332,9 +348,8 @@ class LocalCluster:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait(5)
-        pg = self._pg
-        if pg is not None:
-            pg.stop()  # type: ignore[attr-defined]
+        if self._pg is not None:
+            self._pg.stop()
             self._pg = None
         if not os.environ.get("ESTIMATION_KEEP_CLUSTER"):  # set it to read the logs afterwards
             shutil.rmtree(self.workdir, ignore_errors=True)
