@@ -108,6 +108,7 @@ def cluster(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)  # also when started where SIGINT was ignored (a background job)
     try:
         running.start()
         bus = running.env.get("ESTIMATION_BUS_URL") or "in-process per worker"
