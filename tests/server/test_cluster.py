@@ -235,7 +235,9 @@ class Table:
             await c.stop()
 
     def settled(self) -> bool:
-        top = max(c.version for c in self.clients)
+        """Every client connected and at the same version, which is at least every acked action's (an ack
+        comes before the update that shows it)."""
+        top = max([c.version for c in self.clients] + [v for c in self.clients for v in c.acks.values()])
         return all(c.connected and c.version == top and c.view is not None for c in self.clients)
 
     async def until(self, predicate: Callable[[], bool], timeout: float) -> None:
