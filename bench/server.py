@@ -34,6 +34,12 @@ The generator also reports how late its own event loops wake (their lag is insid
 measure); --procs splits the tables between that many generator processes (default 2), so that one
 process's stalls do not reach every table's measurement.
 
+--workers 1,2,4 (PostgreSQL only): each run is a cluster instead of one server, `estimation serve --cluster`
+workers behind HAProxy (server/cluster.py, as `estimation cluster` starts it), with the load sent to
+HAProxy; the report adds the CPU of each worker, of HAProxy (and Redis, with --redis) and the CPU of the
+whole server side (workers, PostgreSQL, HAProxy, Redis) per committed action. On a machine with fewer cores
+than workers this measures the cluster's overhead, not a speed-up.
+
 Loopback only; every run is bounded by --seconds (plus set-up), and the server is stopped at the end.
 """
 
@@ -148,10 +154,8 @@ class Server:
         # The REST lobby's per-client limits are off, and so are the per-address ones (new guests and
         # tables, sign-ins, sockets): one generator stands for thousands of clients behind one address,
         # and the set-up (guests, tables, joins) is not what is measured.
-        env = {**os.environ, "ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
-               "ESTIMATION_CREATE_PER_MINUTE": "0", "ESTIMATION_SIGN_INS_PER_MINUTE": "0",
-               "ESTIMATION_SOCKETS_PER_ADDRESS": "0", "ESTIMATION_METRICS_PORT": str(self.metrics_port),
-               **self.env, "DATABASE_URL": self.database_url}
+        env = {**os.environ, **UNLIMITED, "ESTIMATION_METRICS_PORT": str(self.metrics_port), **self.env,
+               "DATABASE_URL": self.database_url}
         with open(self.log, "ab") as log:
             serve = ["serve", "--port", str(self.port), "--log-level", "warning"]
             # uvicorn re-raises SIGTERM after its shutdown; a Python handler turns it into SystemExit, so
@@ -181,6 +185,69 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+
+    def server_procs(self) -> list[psutil.Process]:
+        return [psutil.Process(self.proc.pid)] if self.proc is not None else []
+
+    @property
+    def postgres_url(self) -> str | None:
+        return self.database_url if self.database_url.startswith("postgresql") else None
+
+    def metrics_urls(self) -> list[str]:
+        return [self.metrics_url]
+
+    def extra_procs(self) -> dict[str, list[psutil.Process]]:
+        return {}
+
+
+#: The per-address and per-client limits that the load generator (thousands of clients from one address)
+#: must not meet; the set-up is not what is measured.
+UNLIMITED = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
+             "ESTIMATION_CREATE_PER_MINUTE": "0", "ESTIMATION_SIGN_INS_PER_MINUTE": "0",
+             "ESTIMATION_SOCKETS_PER_ADDRESS": "0"}
+
+
+class ClusterServer:
+    """``--workers N``: N workers behind HAProxy on one database (server/cluster.py's LocalCluster)."""
+
+    def __init__(self, database_url: str, workers: int, env: dict[str, str], redis: bool) -> None:
+        from estimation.server.cluster import LocalCluster
+
+        self.cluster = LocalCluster(workers=workers, database_url=database_url,
+                                    redis="start" if redis else "", env={**UNLIMITED, **env})
+        self.proc: subprocess.Popen[bytes] | None = None  # no single server process
+
+    @property
+    def base(self) -> str:
+        return self.cluster.url
+
+    def start(self) -> None:
+        try:
+            self.cluster.start()
+        except (FileNotFoundError, RuntimeError) as exc:
+            raise SystemExit(f"cluster: {exc}") from None
+
+    def stop(self) -> None:
+        self.cluster.stop()
+
+    def server_procs(self) -> list[psutil.Process]:
+        return [psutil.Process(w.pid) for w in self.cluster.running if w.proc.poll() is None]
+
+    @property
+    def postgres_url(self) -> str | None:
+        return self.cluster.database_url
+
+    def metrics_urls(self) -> list[str]:
+        return [w.metrics_url for w in self.cluster.running if w.proc.poll() is None]
+
+    def extra_procs(self) -> dict[str, list[psutil.Process]]:
+        out: dict[str, list[psutil.Process]] = {}
+        for role, pid in self.cluster.processes():
+            if role in ("haproxy", "redis"):
+                with contextlib.suppress(psutil.Error):
+                    main = psutil.Process(pid)
+                    out[role] = [main, *main.children(recursive=True)]
+        return out
 
 
 # --- the clients --------------------------------------------------------------------------------------
@@ -322,8 +389,12 @@ async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse
         r.raise_for_status()
         tid = r.json()["id"]
         for seat, token in enumerate(tokens):
-            r = await http.post(f"/api/tables/{tid}/join", headers={"Authorization": f"Bearer {token}"},
-                                json={"seat": seat})
+            for _ in range(100):  # a cluster: 503 table_moved while the table goes to its hashed worker
+                r = await http.post(f"/api/tables/{tid}/join", headers={"Authorization": f"Bearer {token}"},
+                                    json={"seat": seat})
+                if r.status_code != 503:
+                    break
+                await asyncio.sleep(0.1)
             r.raise_for_status()
         table = TableState(period=period, id=tid,
                            last_sent=time.perf_counter() - rng.random() * period)
@@ -331,12 +402,18 @@ async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse
         clients: list[Client] = []
         try:
             for seat, token in enumerate(tokens):
-                ws = await websockets.connect(f"{ws_base}/ws/tables/{tid}", open_timeout=60,
-                                              max_size=2**22, ping_interval=None,
-                                              compression="deflate" if args.deflate else None)
+                for _ in range(100):  # a cluster: told the table moved, come again
+                    ws = await websockets.connect(f"{ws_base}/ws/tables/{tid}", open_timeout=60,
+                                                  max_size=2**22, ping_interval=None,
+                                                  compression="deflate" if args.deflate else None)
+                    await ws.send(json.dumps({"type": "hello", "token": token}))
+                    welcome = json.loads(await ws.recv())
+                    if welcome["type"] != "moved":
+                        break
+                    stats.error("moved_at_hello")
+                    await ws.close()
+                    await asyncio.sleep(welcome["retry_ms"] / 1000)
                 sockets.append(ws)
-                await ws.send(json.dumps({"type": "hello", "token": token}))
-                welcome = json.loads(await ws.recv())
                 assert welcome["type"] == "welcome" and welcome["seat"] == seat, welcome
                 clients.append(Client(ws, seat, table, stats, rng))
             if first:
@@ -446,7 +523,9 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
                     await play_tables(server, first + i, tokens[i], args, period, stats, stop, http)
                     return
                 except Exception as exc:  # a table that could not be set up: counted, never silent
-                    stats.error(f"slot:{type(exc).__name__}")
+                    response = getattr(exc, "response", None)
+                    status = getattr(response, "status_code", None) or getattr(response, "status", None)
+                    stats.error(f"slot:{type(exc).__name__}" + (f":{status}" if status else ""))
                     if attempt == SETUP_TRIES - 1 or stop.is_set():
                         stats.failed += 1
                         return
@@ -492,7 +571,7 @@ def generator_process(base: str, first: int, count: int, period: float, args: ar
     results.put(asyncio.run(generate(base, first, count, period, args, ready, measure, stop_all)))
 
 
-async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
+async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, period: float,
                    args: argparse.Namespace) -> dict[str, Any]:
     """Start the generator processes (``--procs``, the tables split between them), wait until every table
     is seated and connected plus the warm-up, then measure the server for ``--seconds``."""
@@ -519,14 +598,18 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
             print(f"warning: only {seated} of {n} tables were seated in time; measuring those", flush=True)
         await asyncio.sleep(args.warmup)
         setup = time.perf_counter() - t_setup
-        server_proc = psutil.Process(server.proc.pid if server.proc else 0)
+        server_procs = server.server_procs()
+        extra = server.extra_procs()
         db_procs = pg.processes() if pg is not None else []
         gen_procs = [psutil.Process(w.pid) for w in workers if w.pid is not None]
         load_before = os.getloadavg()
-        async with httpx.AsyncClient(base_url=server.base, timeout=120) as http:
-            h0 = hub_figures((await http.get(server.metrics_url)).text)
-            c0 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
-            q0 = run_queue_wait(server_proc.pid)
+        async with httpx.AsyncClient(timeout=120) as http:
+            h0 = await metrics_sum(http, server.metrics_urls())
+            wal0 = await wal_position(server.postgres_url)
+            c0 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
+            w0_cpu = [cpu([p]) for p in server_procs]
+            e0 = {role: cpu(procs) for role, procs in extra.items()}
+            q0 = sum(run_queue_wait(p.pid) for p in server_procs)
             spy = None
             if args.spy and server.proc is not None:
                 # A sampling profile of the measured window only (not the set-up), in collapsed-stack form.
@@ -548,10 +631,13 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
             canary_stop.set()
             await canary_task
             wall = time.perf_counter() - w0
-            c1 = (cpu([server_proc]), cpu(db_procs), cpu(gen_procs))
-            q1 = run_queue_wait(server_proc.pid)
+            c1 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
+            w1_cpu = [cpu([p]) for p in server_procs]
+            e1 = {role: cpu(procs) for role, procs in extra.items()}
+            q1 = sum(run_queue_wait(p.pid) for p in server_procs)
             load_after = os.getloadavg()
-            h1 = hub_figures((await http.get(server.metrics_url)).text)
+            h1 = await metrics_sum(http, server.metrics_urls())
+            wal1 = await wal_position(server.postgres_url)
         await asyncio.sleep(1.0)  # let the last measured updates arrive
         if spy is not None:
             await asyncio.to_thread(spy.wait)
@@ -581,7 +667,18 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
         """A hub figure's growth over the measured window (an int stays an int)."""
         return h1.get(key, 0) - h0.get(key, 0)
 
+    extra_cpu = {role: round(100 * (e1[role] - e0[role]) / wall, 1) for role in e0}
+    # The whole server side's CPU (workers, database, balancer, bus) per committed action.
+    side = (c1[0] - c0[0]) + (c1[1] - c0[1]) + sum(e1[role] - e0[role] for role in e0)
     return {
+        "workers": len(server_procs), "worker_cpu_pct": [round(100 * (b - a) / wall, 1)
+                                                         for a, b in zip(w0_cpu, w1_cpu, strict=True)],
+        "haproxy_cpu_pct": extra_cpu.get("haproxy"), "redis_cpu_pct": extra_cpu.get("redis"),
+        "cpu_ms_per_action": round(1000 * side / max(1, stats.actions), 3),
+        "wal_bytes_per_action": None if wal0 is None or wal1 is None else round(
+            (wal1 - wal0) / max(1, stats.actions)),
+        "workers_cpu_ms_per_action": round(1000 * (c1[0] - c0[0]) / max(1, stats.actions), 3),
+        "db_cpu_ms_per_action": round(1000 * (c1[1] - c0[1]) / max(1, stats.actions), 3),
         "tables": n, "tables_seated": seated, "period": period, "generator_processes": procs,
         "seconds": round(wall, 1),
         "setup_seconds": round(setup, 1),
@@ -621,9 +718,50 @@ async def run_load(server: Server, pg: Postgres | None, n: int, period: float,
     }
 
 
+async def wal_position(url: str | None) -> int | None:
+    """PostgreSQL's WAL insert position in bytes (the WAL written between two readings), None without it."""
+    if url is None:
+        return None
+    import asyncpg  # type: ignore[import-untyped]
+
+    from estimation.server.ownership import postgres_dsn
+
+    conn = await asyncpg.connect(postgres_dsn(url))
+    try:
+        return int(await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint"))
+    finally:
+        await conn.close()
+
+
+async def metrics_sum(http: httpx.AsyncClient, urls: list[str]) -> dict[str, Any]:
+    """The hub figures (:func:`hub_figures`) of every server process's metrics, numbers added up (the
+    maxima: the largest)."""
+    total: dict[str, Any] = {}
+    for url in urls:
+        with contextlib.suppress(httpx.HTTPError):
+            for key, value in hub_figures((await http.get(url)).text).items():
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    continue
+                total[key] = max(total.get(key, 0), value) if key.endswith("_max_ms") else (
+                    total.get(key, 0) + value)
+    return total
+
+
 def show(db: str, r: dict[str, Any]) -> None:
     def ms(x: float | None) -> str:
         return "-" if x is None else f"{x:.1f}"
+
+    if r.get("cluster"):
+        print(f"cluster N={r['workers']} workers, {r['tables_seated']}/{r['tables']} tables seated: "
+              f"{r['actions_per_s']:.1f} actions/s  p99 actor {ms(r['actor_p99_ms'])} others "
+              f"{ms(r['others_p99_ms'])} ms  cpu: workers {r['worker_cpu_pct']}% "
+              f"PostgreSQL {r['db_cpu_pct']}% HAProxy {r['haproxy_cpu_pct']}% Redis {r['redis_cpu_pct']}%  "
+              f"server side {r['cpu_ms_per_action']} ms CPU/action "
+              f"(workers {r['workers_cpu_ms_per_action']}, PostgreSQL {r['db_cpu_ms_per_action']})  "
+              f"WAL {r['wal_bytes_per_action']} bytes/action  "
+              f"load {r['load_before'][0]}->{r['load_after'][0]}  "
+              f"errors {r['errors']} dropped {r['dropped']}", flush=True)
+        return
 
     mode = "fast" if r["period"] == 0 else f"1 per {r['period']:g}s"
     db_cpu = "" if r["db_cpu_pct"] is None else f" db {r['db_cpu_pct']}%"
@@ -654,6 +792,34 @@ def profile(args: argparse.Namespace, db: str, n: int, mode: str) -> str | None:
         return None
     os.makedirs(args.profile, exist_ok=True)
     return os.path.join(args.profile, f"server-{db}-{mode}-{n}.prof")
+
+
+def bench_cluster(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``--workers``: for each worker count and table count, a fresh database and a fresh cluster."""
+    pg = None
+    try:
+        if args.db == "url":
+            base_url = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+        else:
+            pg = Postgres(args.pg_fast, args.pg_log)
+            base_url = pg.start()
+        results = []
+        for workers in args.workers:
+            for n in args.tables:
+                url = create_database(base_url, prefix="bench_")
+                server = ClusterServer(url, workers, {}, args.redis)
+                server.start()
+                try:
+                    r = asyncio.run(run_load(server, pg, n, args.period, args))
+                finally:
+                    server.stop()
+                r["db"], r["cluster"] = "postgresql", True
+                show("cluster", r)
+                results.append(r)
+        return results
+    finally:
+        if pg is not None:
+            pg.stop()
 
 
 def bench_database(db: str, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -723,7 +889,13 @@ def main() -> None:
                              "in DIR; needs py-spy on PATH)")
     parser.add_argument("--profile", metavar="DIR",
                         help="run the server under cProfile, one .prof per run here")
+    parser.add_argument("--workers", default="",
+                        help="comma list of worker counts: clusters behind HAProxy on PostgreSQL "
+                             "(--db postgresql or url), one run per count and --tables")
+    parser.add_argument("--redis", action="store_true",
+                        help="with --workers: start a Redis for the workers' bus (needs the Redis bus)")
     args = parser.parse_args()
+    args.workers = [int(x) for x in args.workers.split(",") if x]
     args.tables = [int(x) for x in args.tables.split(",") if x]
     args.fast = [int(x) for x in args.fast.split(",") if x]
     with contextlib.suppress(ImportError):
@@ -733,7 +905,12 @@ def main() -> None:
     print(f"cores {os.cpu_count()}  load average {os.getloadavg()}  python {sys.version.split()[0]}",
           flush=True)
     results = []
-    for db in args.db.split(","):
+    if args.workers:
+        if args.db not in ("postgresql", "url"):
+            raise SystemExit("--workers runs on PostgreSQL: --db postgresql (a throwaway cluster) or url")
+        args.db_name = "cluster"
+        results.extend(bench_cluster(args))
+    for db in args.db.split(",") if not args.workers else []:
         args.db_name = db
         results.extend(bench_database(db, args))
     if args.json:

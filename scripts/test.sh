@@ -34,6 +34,17 @@ if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; 
     echo "warning: redis-server is not installed; the bus tests will fail" >&2
   fi
 fi
+# The cluster tests (tests/server/test_cluster.py) put Debian's HAProxy in front of several workers and FAIL
+# without it. Install it here when we can (root, Debian); HAPROXY=/path overrides.
+if [ -z "${HAPROXY:-}" ] && [ ! -x /usr/sbin/haproxy ] && ! command -v haproxy >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing haproxy for the cluster tests (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null
+  else
+    echo "warning: haproxy is not installed; the cluster tests will fail" >&2
+  fi
+fi
 # The browser client's tests (tests/web) drive Debian's chromium through Playwright (never a downloaded
 # browser) and FAIL without it. Install it here when we can (root, Debian); CHROMIUM=/path overrides.
 if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then

@@ -22,6 +22,9 @@ def serve(
     log_level: Annotated[str, typer.Option(
         help="Log level of uvicorn and of the server's own log (critical, error, warning, info, debug, "
              "trace).")] = "info",
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="Be one worker of several behind a balancer (PostgreSQL only; "
+                          "ESTIMATION_CLUSTER=1; see docs/deploy.md).")] = False,
 ) -> None:
     """Run the multiplayer server: lobby at /api (OpenAPI at /docs), tables at /ws/tables/{id}."""
     try:
@@ -38,7 +41,13 @@ def serve(
         overrides["database_url"] = database_url
     if bot_delay is not None:
         overrides["bot_delay"] = bot_delay
+    if cluster:
+        overrides["cluster"] = True
     settings = Settings.from_env(**overrides)
+    if settings.cluster and not settings.database_url.startswith("postgresql"):
+        typer.echo("error: cluster mode needs PostgreSQL (--database-url postgresql+asyncpg://...): several "
+                   "workers cannot share a SQLite file", err=True)
+        raise typer.Exit(2)
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
     _log_with_times(LOG_LEVELS[log_level.lower()])
@@ -65,3 +74,54 @@ def _log_with_times(level: int) -> None:
     if not own.handlers:
         own.addHandler(handler)
     own.setLevel(level)
+
+
+@app.command()
+def cluster(
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 3,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="The balancer's port (0: a free one).")] = 8000,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", help="A PostgreSQL URL (postgresql+asyncpg://...) to use; default a throwaway "
+                               "cluster from /usr/lib/postgresql/*/bin, removed at the end.")] = None,
+    redis: Annotated[str, typer.Option(
+        help="'auto': a throwaway redis-server as the bus when it and the Redis bus are installed; 'start': "
+             "one in any case; a redis:// URL to use one; '' for none (each worker's lobby and notices then "
+             "stay its own).")] = "auto",
+    lease: Annotated[float, typer.Option(min=0.3, help="Seconds of a worker's lease on its tables.")] = 10.0,
+) -> None:
+    """A whole cluster on this machine for a try-out: PostgreSQL, HAProxy, N workers (and Redis); prints the
+    URL; Ctrl-C stops everything."""
+    import signal
+    import time
+
+    try:
+        from .server.cluster import LocalCluster
+    except ImportError as exc:
+        typer.echo(f"error: the server needs its extra: pip install 'estimation[server]' ({exc})", err=True)
+        raise typer.Exit(2) from None
+    if database_url is not None and not database_url.startswith("postgresql"):
+        typer.echo("error: cluster mode needs PostgreSQL (postgresql+asyncpg://...)", err=True)
+        raise typer.Exit(2)
+    running = LocalCluster(workers=workers, port=port, database_url=database_url, redis=redis,
+                           lease_seconds=lease)
+    def interrupted(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)  # also when started where SIGINT was ignored (a background job)
+    try:
+        running.start()
+        bus = running.env.get("ESTIMATION_REDIS_URL") or "in-process per worker"
+        typer.echo(f"estimation cluster: {workers} workers behind HAProxy at {running.url}/ "
+                   f"(PostgreSQL {running.database_url}; bus {bus}; files in {running.workdir}); "
+                   "Ctrl-C stops it")
+        while all(w.proc.poll() is None for w in running.running):
+            time.sleep(0.5)
+        typer.echo("a worker exited: stopping the cluster", err=True)
+    except KeyboardInterrupt:
+        typer.echo("stopping the cluster")
+    except (FileNotFoundError, RuntimeError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        running.stop()

@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(TableError)
     async def table_error(_request: Request, exc: TableError) -> Response:
-        headers = {"Retry-After": "1"} if exc.status == 429 else None
+        headers = {"Retry-After": "1"} if exc.status in (429, 503) else None  # 503: the table moved
         return SafeJSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status,
                                 headers=headers)
 

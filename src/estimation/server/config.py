@@ -108,6 +108,13 @@ class Settings:
     #: Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public port (0: off).
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
+    #: Cluster mode (issue 17, part 2; docs/deploy.md): this process is one of several workers behind a
+    #: balancer, sharing one PostgreSQL database (and ``redis_url`` for the bus); each table is owned by one
+    #: worker at a time (server/ownership.py). Refused on SQLite.
+    cluster: bool = False
+    #: A worker's lease on its tables, in seconds: its heartbeat renews it every third of this; a worker
+    #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).
+    lease_seconds: float = 10.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -151,5 +158,7 @@ class Settings:
             redis_prefix=os.environ.get("ESTIMATION_REDIS_PREFIX") or cls.redis_prefix,
             metrics_host=os.environ.get("ESTIMATION_METRICS_HOST") or cls.metrics_host,
             metrics_port=_int("ESTIMATION_METRICS_PORT", cls.metrics_port),
+            cluster=os.environ.get("ESTIMATION_CLUSTER", "").lower() in ("1", "true", "yes", "on"),
+            lease_seconds=_float("ESTIMATION_LEASE_SECONDS", cls.lease_seconds),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]

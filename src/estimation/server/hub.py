@@ -2,8 +2,10 @@
 
 A table is loaded into memory the first time anyone touches it and stays pinned to this process; every
 table that was playing when the process stopped is loaded at start so its bots and clocks go on without
-waiting for a client. Scaling past one process means giving each process its own set of tables (see
-docs/architecture.md), which is why every table write checks the version it started from.
+waiting for a client. In cluster mode (``Settings.cluster``, PostgreSQL only) the process is one of several
+workers: it holds only the tables it owns (:mod:`.ownership`: claimed on demand, or from a dead worker by the
+orphan sweep), every write is fenced by that ownership, and a table that goes to another worker is dropped
+here with a ``moved`` message to its sockets (see docs/architecture.md, docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ from .db import make_engine, migrate, sessionmaker
 from .hints import HintPool
 from .journal import Journal
 from .metrics import MeteredStore, Metrics, MetricsServer
-from .models import Seat, Table, utcnow
+from .models import Seat, Table, TableOwner, utcnow
+from .ownership import Busy, Ownership
 from .ratelimit import Buckets, VerifiedTokens
-from .store import SqlTableStore, TableStore
+from .store import Fenced, SqlTableStore, TableMoved, TableStore
 from .tables import Rules, SeatState, TableError, TableRuntime, runtime_of
 
 log = logging.getLogger("estimation.server")
@@ -59,6 +62,9 @@ class SocialPart(Protocol):
 
     def presence_changed(self, table_id: int) -> None: ...
 
+    def schedule_bots(self, table_id: int, at: dt.datetime) -> None:
+        """A quick-play table's bots come at ``at`` (cluster mode: its new owner takes the timer over)."""
+
     def greet(self, conn: Connection, table_id: int) -> None: ...
 
     async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
@@ -76,17 +82,28 @@ class Hub:
         self.settings = settings
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
-        store = SqlTableStore.open(self.engine, self.session)
-        #: The store's group commit: started and stopped with the hub, its figures in the stats, and its
-        #: writer turn (SQLite) taken by the chat's writes too.
-        self.journal: Journal = store.journal
         #: This server's Prometheus metrics (a registry of its own), served apart when metrics_port is set.
         self.metrics = Metrics(self)
         self.metrics_server = (MetricsServer(self.metrics, settings.metrics_host, settings.metrics_port)
                                if settings.metrics_port else None)
+        #: Cluster mode: this worker's lease and the tables it owns (None: one process holds every table);
+        #: its claims, releases, losses and fenced writes are counted in the metrics.
+        self.ownership: Ownership | None = None
+        if settings.cluster:
+            if self.engine.dialect.name == "sqlite":
+                raise ValueError("cluster mode needs PostgreSQL: several workers cannot share a SQLite file "
+                                 "(set DATABASE_URL=postgresql+asyncpg://...)")
+            self.ownership = Ownership(settings.database_url, settings.lease_seconds,
+                                       changed=self.metrics.ownership_changed,
+                                       fenced=self.metrics.fenced_writes.inc)
+        store = SqlTableStore.open(self.engine, self.session, self.ownership)
+        #: The store's group commit: started and stopped with the hub, its figures in the stats, and its
+        #: writer turn (SQLite) taken by the chat's writes too.
+        self.journal: Journal = store.journal
         #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it), its
-        #: commits timed for the metrics.
+        #: commits timed for the metrics; in cluster mode every write is fenced by this worker's ownership.
         self.store: TableStore = MeteredStore(store, self.metrics)
+        self._orphan_sweeper: asyncio.Task[None] | None = None
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
@@ -97,7 +114,8 @@ class Hub:
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py): this
-        #: process's own, or Redis when ``redis_url`` is set (across processes and machines).
+        #: process's own, or Redis when ``redis_url`` is set (across processes and machines: a cluster's
+        #: workers share their lobby, chat and notices through it).
         self.bus: Bus = open_bus(settings.redis_url, prefix=settings.redis_prefix,
                                  on_lag=self.metrics.bus_lag.observe)
         self.social = social(self)
@@ -116,7 +134,14 @@ class Hub:
     async def start(self) -> None:
         await migrate(self.engine)
         self.journal.start()
-        playing = await self.store.list("playing")
+        if self.ownership is not None:
+            # A worker holds only what it claims: on demand, and the orphans of dead workers (the sweep).
+            self.ownership.on_lapse, self.ownership.on_wanted = self._lapsed, self._hand_over
+            await self.ownership.start()
+            playing: list[int] = []
+            self._orphan_sweeper = asyncio.create_task(self._claim_orphans_forever())
+        else:
+            playing = await self.store.list("playing")
         for table_id in playing:
             runtime = await self.get(table_id)
             if runtime is not None:
@@ -133,7 +158,7 @@ class Hub:
     async def stop(self) -> None:
         if self.metrics_server is not None:
             await self.metrics_server.stop()
-        for sweeper in (self._sweeper, self._session_sweeper):
+        for sweeper in (self._sweeper, self._session_sweeper, self._orphan_sweeper):
             if sweeper is not None:
                 sweeper.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -146,6 +171,8 @@ class Hub:
                     async with runtime.lock:
                         pass
         self.runtimes.clear()
+        if self.ownership is not None:
+            await self.ownership.stop()  # releases every table and ends the lease: claimable at once
         await self.social.stop()
         await self.bus.stop()
         self.hints.stop()
@@ -155,16 +182,99 @@ class Hub:
         await self.engine.dispose()
 
     async def get(self, table_id: int) -> TableRuntime | None:
+        """The table's runtime, loaded on first use; None if there is no such table. In cluster mode a table
+        that is not in memory is claimed first: if another live worker owns it, :class:`TableMoved`."""
         runtime = self.runtimes.get(table_id)
         if runtime is not None:
             return runtime
         async with self._loading:
             runtime = self.runtimes.get(table_id)
             if runtime is None:
+                if self.ownership is not None:
+                    claimed = await self.ownership.claim(table_id)
+                    if claimed is None:
+                        return None
+                    if isinstance(claimed, Busy):
+                        raise TableMoved(table_id, round(1000 * claimed.retry_seconds))
                 stored = await self.store.load(table_id, self.settings.event_buffer)
                 if stored is not None:
                     runtime = self.runtimes[table_id] = runtime_of(self, stored)
+                    if self.ownership is not None and runtime.status == "playing":
+                        runtime._schedule()  # claimed from a worker that died: its bots and clock go on
+                    elif self.ownership is not None and runtime.status == "open":
+                        async with self.session() as db:  # a quick-play table's wait goes on here
+                            at = await db.scalar(select(Table.bots_at).where(Table.id == table_id))
+                        if at is not None:
+                            self.social.schedule_bots(table_id, at)
+                elif self.ownership is not None:
+                    await self.ownership.release(table_id)
         return runtime
+
+    async def held(self, table_id: int) -> TableRuntime | None:
+        """The table if this process holds it: in cluster mode only one it owns now (never a claim, which
+        would ask its owner to hand it over); in one process, :meth:`get`."""
+        if self.ownership is not None:
+            return self.runtimes.get(table_id)
+        return await self.get(table_id)
+
+    # --- cluster mode: tables that change hands ----------------------------------------------------------
+    def lost(self, runtime: TableRuntime) -> None:
+        """A write of this table was refused (another worker owns it now, or its version moved on): drop it
+        from memory and tell its sockets it moved; they reconnect through the balancer to the owner."""
+        log.warning("table %s: lost (written elsewhere); dropping it and its %d sockets", runtime.id,
+                    len(runtime.conns))
+        if self.ownership is not None:
+            self.ownership.forget(runtime.id)
+        self._drop(runtime, 0)
+
+    def _drop(self, runtime: TableRuntime, retry_ms: int) -> None:
+        if self.runtimes.get(runtime.id) is runtime:
+            del self.runtimes[runtime.id]
+        moved = TableMoved(runtime.id, retry_ms).message_for_client()
+        for conn in list(runtime.conns):
+            conn.kick(moved)
+        runtime.conns.clear()
+        runtime.shutdown()
+
+    async def _hand_over(self, table_ids: list[int]) -> None:
+        """Other workers were asked for these tables: release each between two of its changes."""
+        try:
+            await self._hand_over_now(table_ids)
+        except Exception:
+            log.exception("cluster: handing tables %s over failed", table_ids)
+
+    async def _hand_over_now(self, table_ids: list[int]) -> None:
+        assert self.ownership is not None
+        for table_id in table_ids:
+            async with self._loading:  # not while this worker is loading it (claimed, not yet in memory)
+                runtime = self.runtimes.get(table_id)
+            if runtime is None:
+                await self.ownership.release(table_id)
+                continue
+            async with runtime.lock:
+                if self.runtimes.get(table_id) is not runtime:
+                    continue
+                await self.ownership.release(table_id)
+                log.info("table %s: handed over to the worker that was asked for it", table_id)
+                self._drop(runtime, 0)
+
+    async def _lapsed(self) -> None:
+        """This worker's lease lapsed: every table may be another's already. Drop them all, now."""
+        for runtime in list(self.runtimes.values()):
+            self._drop(runtime, 0)
+
+    async def _claim_orphans_forever(self) -> None:
+        """Claim playing tables whose worker died and that no client asked for, so their bots and clocks go
+        on; a few at a time, each worker a random share."""
+        assert self.ownership is not None
+        while True:
+            await asyncio.sleep(self.ownership.lease)
+            try:
+                for table_id in await self.ownership.orphans(20):
+                    with contextlib.suppress(TableMoved):
+                        await self.get(table_id)
+            except Exception:
+                log.exception("claiming orphaned tables failed")
 
     @contextlib.asynccontextmanager
     async def seating(self, account_id: int) -> Any:
@@ -218,6 +328,8 @@ class Hub:
                         paid_out=False, record=None, created_by=account_id, created_at=utcnow())
             db.add(row)
             await db.flush()
+            if self.ownership is not None:  # born owned by this worker, at epoch 1
+                db.add(TableOwner(table_id=row.id, owner=self.ownership.owner, epoch=1, since=func.now()))
             for s in range(4):
                 db.add(Seat(table_id=row.id, seat=s, account_id=None, name=names.get(s), is_bot=s in names,
                             staked=False, away=False, left=False))
@@ -228,6 +340,8 @@ class Hub:
         runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
         async with self._loading:
             self.runtimes.setdefault(table_id, runtime)
+            if self.ownership is not None:
+                self.ownership.adopt_created(table_id, 1)
         self.social.table_changed(self.runtimes[table_id], [{"kind": "created"}])
         return self.runtimes[table_id]
 
@@ -238,14 +352,20 @@ class Hub:
             stale = (await db.scalars(select(Table.id).where(Table.status == "open",
                                                              Table.created_at < cutoff))).all()
         for table_id in stale:
-            runtime = await self.get(table_id)
+            try:
+                runtime = await self.get(table_id)
+            except TableMoved:
+                continue  # another worker's: its own sweep abandons it
             if runtime is not None:
-                await runtime.abandon("not filled in time")
+                with contextlib.suppress(Fenced, TableMoved):
+                    await runtime.abandon("not filled in time")
         done = [t for t, r in self.runtimes.items() if r.status in ("finished", "abandoned") and not r.conns]
         for n, table_id in enumerate(done, 1):
             runtime = self.runtimes.get(table_id)
             if runtime is not None and not runtime.conns:  # nobody came back meanwhile
                 self.runtimes.pop(table_id)
+                if self.ownership is not None:
+                    await self.ownership.release(table_id)
             del runtime  # freed here: a game is thousands of objects, a sweep can free hundreds of games
             if n % EVICT_PER_TURN == 0:
                 await asyncio.sleep(0)  # let the tables in play have the loop between batches
@@ -300,5 +420,6 @@ class Hub:
         return {"tables_in_memory": len(self.runtimes),
                 "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
                 **self.bus.stats(),
+                **(self.ownership.stats() if self.ownership is not None else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
                 **tuning.stats()}

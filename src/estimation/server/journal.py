@@ -63,6 +63,15 @@ class JournalRow:
     action: str | None
     data: str
     record: str | None = None
+    #: Cluster mode: the worker that writes and the epoch it owns the table at; the PostgreSQL batch writes
+    #: the row only while they are the table's owner and epoch (``ownership.FENCE``), else the row's future
+    #: fails with :class:`Refused`.
+    owner: int | None = None
+    epoch: int | None = None
+
+
+class Refused(RuntimeError):
+    """The fence refused this row: its worker no longer owns the table at the row's epoch."""
 
 
 class _SqliteWriter:
@@ -196,20 +205,52 @@ class _PostgresWriter:
          WHERE t.id = v.id
     """
 
+    #: Cluster mode: the same statement, but a row is written only while its worker owns the table at the
+    #: row's epoch with a live lease (``ownership.FENCE``, the ownership row locked FOR SHARE so that a claim
+    #: waits for this statement); the tables written come back, the others were refused.
+    FENCED_BATCH = """
+        WITH v AS (
+            SELECT * FROM unnest($1::integer[], $2::integer[], $3::integer[], $4::varchar[], $5::varchar[],
+                                 $6::text[], $7::text[], $8::bigint[], $9::bigint[])
+                   AS v(table_id, version, seat, action_id, action, data, record, owner, epoch)
+        ), ok AS (
+            SELECT v.* FROM v
+              JOIN table_owners o ON o.table_id = v.table_id AND o.owner = v.owner AND o.epoch = v.epoch
+              JOIN workers w ON w.id = v.owner AND w.expires_at > now()
+               FOR SHARE OF o
+        ), new_events AS (
+            INSERT INTO events (table_id, version, seat, action_id, action, data)
+            SELECT table_id, version, seat, action_id, action, data FROM ok
+        )
+        UPDATE tables AS t
+           SET version = ok.version,
+               record = COALESCE(ok.record, t.record),
+               record_version = CASE WHEN ok.record IS NULL THEN t.record_version ELSE ok.version END
+          FROM ok
+         WHERE t.id = ok.table_id
+        RETURNING t.id
+    """
+
     def __init__(self, url: sa.URL) -> None:
         self.dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
         self.conn: Any = None
 
-    async def write(self, rows: list[JournalRow]) -> None:
+    async def write(self, rows: list[JournalRow]) -> set[int]:
+        """Write ``rows`` in one statement; the indexes of the rows the fence refused (cluster mode)."""
         import asyncpg  # type: ignore[import-untyped]  # the PostgreSQL driver of the server extra; only needed on PostgreSQL
 
         if self.conn is None or self.conn.is_closed():
             self.conn = await asyncpg.connect(self.dsn)
+        columns = ([r.table_id for r in rows], [r.version for r in rows], [r.seat for r in rows],
+                   [r.action_id for r in rows], [r.action for r in rows], [r.data for r in rows],
+                   [r.record for r in rows])
         try:
-            await self.conn.execute(
-                self.BATCH, [r.table_id for r in rows], [r.version for r in rows], [r.seat for r in rows],
-                [r.action_id for r in rows], [r.action for r in rows], [r.data for r in rows],
-                [r.record for r in rows])
+            if all(r.owner is None for r in rows):
+                await self.conn.execute(self.BATCH, *columns)
+                return set()
+            written = {int(r["id"]) for r in await self.conn.fetch(
+                self.FENCED_BATCH, *columns, [r.owner for r in rows], [r.epoch for r in rows])}
+            return {i for i, r in enumerate(rows) if r.table_id not in written}
         except (OSError, asyncpg.exceptions.ConnectionDoesNotExistError,
                 asyncpg.exceptions.InterfaceError):
             # A broken connection: drop it, so that the retry (the journal retries each row) reconnects.
@@ -339,7 +380,8 @@ class Journal:
             finally:
                 self.turns.taken(taken - asked, time.perf_counter() - taken)
 
-    async def _write(self, rows: list[JournalRow]) -> None:
+    async def _write(self, rows: list[JournalRow]) -> set[int]:
+        """Write ``rows``; the indexes of those the fence refused (cluster mode: PostgreSQL only)."""
         if self._sqlite is not None:
             # Not in the ``writing`` turn: that orders the tables' own transactions, which may wait in it
             # across turns of the loop, while SQLite's lock is theirs only from their first write to their
@@ -353,10 +395,9 @@ class Journal:
                 waited += pause
                 pause = min(pause * 2, 0.02)
             self._sqlite.written(len(rows))
-            return
+            return set()
         if self._postgres is not None:
-            await self._postgres.write(rows)
-            return
+            return await self._postgres.write(rows)
         async with self.writing(), self.engine.begin() as conn:  # any other database: through SQLAlchemy
             await conn.execute(_INSERT_EVENTS, [
                 {"table_id": r.table_id, "version": r.version, "seat": r.seat, "action_id": r.action_id,
@@ -368,6 +409,7 @@ class Journal:
                 await conn.execute(_BUMP_VERSIONS, bumps)
             if snapshots:
                 await conn.execute(_SNAPSHOTS, snapshots)
+        return set()
 
     async def _run(self) -> None:
         while True:
@@ -380,7 +422,7 @@ class Journal:
                 continue
             started = time.perf_counter()
             try:
-                await self._write([row for row, _ in batch])
+                refused = await self._write([row for row, _ in batch]) or set()
             except Exception as exc:
                 if len(batch) == 1:
                     log.exception("journal write failed (table %s)", batch[0][0].table_id)
@@ -388,12 +430,12 @@ class Journal:
                     continue
                 for row, future in batch:  # one bad row must not fail its neighbours: each alone
                     try:
-                        await self._write([row])
+                        alone = await self._write([row])
                     except Exception as one:
                         log.exception("journal write failed (table %s)", row.table_id)
                         _settle(future, one)
                     else:
-                        _settle(future, None)
+                        _settle(future, _refused(row) if alone else None)
                 continue
             took = time.perf_counter() - started
             self.batches += 1
@@ -405,8 +447,8 @@ class Journal:
                 if started - self._slow_logged > 1.0:  # a line a second at most: a slow disk is not a flood
                     self._slow_logged = started
                     log.warning("journal batch of %d rows took %.0f ms", len(batch), 1000 * took)
-            for _row, future in batch:
-                _settle(future, None)
+            for i, (row, future) in enumerate(batch):
+                _settle(future, _refused(row) if i in refused else None)
             self._wake.set()  # look again: rows may have arrived while this batch was written
 
     def stats(self) -> dict[str, Any]:
@@ -419,6 +461,12 @@ class Journal:
             out["journal_checkpoints"] = self._sqlite.checkpoints
             out.update(self.turns.stats())
         return out
+
+
+def _refused(row: JournalRow) -> Refused:
+    log.warning("table %s: write of version %s refused: worker %s no longer owns it at epoch %s",
+                row.table_id, row.version, row.owner, row.epoch)
+    return Refused(f"table {row.table_id}: epoch {row.epoch} of worker {row.owner} is no longer the owner's")
 
 
 def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:

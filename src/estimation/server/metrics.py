@@ -9,8 +9,12 @@ the tests run several servers in one process). Measured where they happen:
   ``estimation_commit_failures_total{reason}`` (``stale``: the table moved on elsewhere; ``error``);
 - ``estimation_bus_lag_seconds``: a bus message's publish to its delivery here (Redis bus only: the
   in-memory bus delivers at once; between machines it includes their clocks' difference);
-- ``estimation_ownership_changes_total{change}``: tables this worker ``claimed``, ``released`` or ``lost``
-  (cluster ownership counts them; see docs/deploy.md).
+- ``estimation_ownership_changes_total{change}``: tables this worker ``claimed``, ``released`` (handed over
+  or evicted) or ``lost`` (a write refused by the fence, or every table held when its lease lapsed), and
+  ``estimation_fenced_writes_total``: writes the fence refused; ``estimation_claims_refused_total``: claims
+  of a table another live worker owns (cluster mode, :mod:`.ownership`; see docs/deploy.md). The worker's
+  id in the cluster and how many tables it owns are the gauges ``estimation_cluster_worker`` and
+  ``estimation_cluster_tables_owned`` (figures of the hub's ``stats()``, below).
 
 Read when scraped (:class:`_Figures`): ``estimation_tables{status}`` (tables in memory by status), and every
 number of the hub's ``stats()`` as ``estimation_<name>``: ``sockets``, ``connections``, the journal's
@@ -117,6 +121,10 @@ class Metrics:
         self.ownership_changes = Counter("estimation_ownership_changes",
                                          "Tables this worker claimed, released or lost", ["change"],
                                          registry=r)
+        self.fenced_writes = Counter("estimation_fenced_writes",
+                                     "Table writes refused by the ownership fence (cluster mode)", registry=r)
+        self.claims_refused = Counter("estimation_claims_refused",
+                                      "Claims of a table another live worker owns (cluster mode)", registry=r)
         for path in ("journal", "transaction"):
             self.commit_seconds.labels(path)
         for reason in ("stale", "error"):
@@ -125,6 +133,14 @@ class Metrics:
             self.ownership_changes.labels(change)
         ProcessCollector(registry=r)
         r.register(_Figures(hub))
+
+    def ownership_changed(self, change: str, count: int = 1) -> None:
+        """Cluster mode: ``count`` tables were ``claimed``, ``released`` or ``lost`` (or a claim was
+        ``refused``), as :class:`~.ownership.Ownership` reports them."""
+        if change == "refused":
+            self.claims_refused.inc(count)
+        elif count:
+            self.ownership_changes.labels(change).inc(count)
 
     def text(self) -> bytes:
         """The Prometheus text exposition of everything above."""

@@ -224,3 +224,26 @@ class RematchReply(Base):
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
     reply: Mapped[str] = mapped_column(String(8))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Worker(Base):
+    """A running worker process of a cluster (migration 0007_ownership): its lease, moved forward by its
+    heartbeat. A worker whose lease lapsed never writes again; its process joins again under a new id."""
+
+    __tablename__ = "workers"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TableOwner(Base):
+    """Which worker owns a table (NULL: released), at which epoch (one more at every claim), and which
+    worker a client asked for it (the owner hands it over). See server/ownership.py."""
+
+    __tablename__ = "table_owners"
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    owner: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    wanted_by: Mapped[int | None] = mapped_column(BigInteger)
+    since: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))

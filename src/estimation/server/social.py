@@ -169,7 +169,7 @@ class Social:
     async def _bots_later(self, table_id: int, at: dt.datetime) -> None:
         await asyncio.sleep(max(0.0, (at - utcnow()).total_seconds()))
         try:
-            runtime = await self.hub.get(table_id)
+            runtime = await self.hub.held(table_id)  # a cluster: the table's owner seats them
             if runtime is not None and runtime.status == "open" and self.bots_at.get(table_id) == at:
                 self._timers.pop(table_id, None)
                 self.bots_at.pop(table_id, None)

@@ -19,20 +19,50 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..actions import Action
 from ..record import load_record
 from . import history, wallets
-from .journal import Journal, JournalRow
+from .journal import Journal, JournalRow, Refused
 from .models import Event, Seat, Table, utcnow
+from .ownership import FENCE
 from .reducer import Events, Rules, SeatState, TableError, TableState, coin_moves, leavers, pot_split
 from .wire import dumps
 
 
 class StaleVersion(RuntimeError):
     """The table is no longer at the version a change started from: another process wrote it."""
+
+
+class Fenced(StaleVersion):
+    """Cluster mode: the write was refused because this worker no longer owns the table at the epoch it
+    claimed it at (another worker claimed it, or this worker's lease lapsed); see :mod:`.ownership`."""
+
+
+class TableMoved(TableError):
+    """The table is (now) another worker's: the client reconnects through the balancer, which sends it to
+    the owner (a socket gets a ``moved`` message, a REST request 503 with Retry-After)."""
+
+    def __init__(self, table_id: int, retry_ms: int) -> None:
+        super().__init__("table_moved", "this table is served by another worker now: reconnect", 503)
+        self.table_id = table_id
+        self.retry_ms = retry_ms
+
+    def message_for_client(self) -> dict[str, Any]:
+        return {"type": "moved", "table_id": self.table_id, "retry_ms": self.retry_ms,
+                "message": self.message}
+
+
+class Fence(Protocol):
+    """Who this worker is and at which epoch it owns each table (:class:`~.ownership.Ownership`)."""
+
+    owner: int
+
+    def epoch(self, table_id: int) -> int | None: ...
+
+    def refused(self, table_id: int) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,28 +161,50 @@ class SqlTableStore:
     """Tables in SQLite or PostgreSQL, through the hub's sessions and a journal (:meth:`open` makes the
     journal the database needs)."""
 
-    def __init__(self, session: async_sessionmaker[AsyncSession], journal: Journal) -> None:
+    def __init__(self, session: async_sessionmaker[AsyncSession], journal: Journal,
+                 fence: Fence | None = None) -> None:
         self.session = session
         self.journal = journal
+        #: Cluster mode (PostgreSQL): every write carries this worker's id and the table's epoch, and the
+        #: statement that writes the table checks them (``ownership.FENCE``); None: one process, no fence.
+        self.fence = fence
 
     @classmethod
-    def open(cls, engine: AsyncEngine, session: async_sessionmaker[AsyncSession]) -> SqlTableStore:
+    def open(cls, engine: AsyncEngine, session: async_sessionmaker[AsyncSession],
+             fence: Fence | None = None) -> SqlTableStore:
         """The store of the database ``engine`` points at. SQLite has one writer at a time: its journal
         writes on the event loop's thread and the tables' own transactions (and the chat's writes) take
         turns on one ``asyncio.Lock`` (:meth:`~.journal.Journal.writing`); PostgreSQL's journal writes on
-        an asyncpg connection of its own and needs no turn."""
+        an asyncpg connection of its own and needs no turn. ``fence``: cluster mode's ownership (every
+        write fenced by it, PostgreSQL only)."""
         sqlite = engine.dialect.name == "sqlite"
-        return cls(session, Journal(engine, asyncio.Lock() if sqlite else None))
+        return cls(session, Journal(engine, asyncio.Lock() if sqlite else None), fence)
 
     async def commit(self, change: Change) -> None:
-        if change.plain:
-            await self.journal.submit(JournalRow(
-                change.table_id, change.version, change.seat, change.action_id, change.action or "",
-                dumps(change.events), change.record))
-        else:
-            await self._transaction(change)
+        owner = epoch = None
+        if self.fence is not None:
+            owner, epoch = self.fence.owner, self.fence.epoch(change.table_id)
+            if epoch is None:  # not ours (any more): refused here, before the database's fence
+                raise Fenced(f"table {change.table_id} is not this worker's")
+        try:
+            if change.plain:
+                await self.journal.submit(JournalRow(
+                    change.table_id, change.version, change.seat, change.action_id, change.action or "",
+                    dumps(change.events), change.record, owner, epoch))
+            else:
+                await self._transaction(change, owner, epoch)
+        except Refused as exc:
+            if self.fence is not None:
+                self.fence.refused(change.table_id)
+            raise Fenced(str(exc)) from None
+        except StaleVersion as exc:
+            if self.fence is None:
+                raise
+            # A fenced store's table written by someone else: another worker owns it, whatever refused it.
+            self.fence.refused(change.table_id)
+            raise exc if isinstance(exc, Fenced) else Fenced(str(exc)) from None
 
-    async def _transaction(self, change: Change) -> None:
+    async def _transaction(self, change: Change, owner: int | None = None, epoch: int | None = None) -> None:
         """The version, its events, the record snapshot, the seats if they changed and the coins the change
         moves, in one transaction of the table's own.
 
@@ -160,7 +212,10 @@ class SqlTableStore:
         out), so it comes first; and the session is closed directly, not by ``async with`` (SQLAlchemy
         closes in a task of its own, a turn of the loop). Waiting in the turn made every later transaction
         wait a turn of the loop to take it over: 0.5 s (2.8 s at worst) for a game's last action when 500
-        games ended in a minute."""
+        games ended in a minute.
+
+        In cluster mode the table's ``UPDATE`` carries the fence (``ownership.FENCE``): refused, the whole
+        transaction (coins, history rows, seats, the event) rolls back and :class:`Fenced` is raised."""
         before, after, table_id = change.before, change.after, change.table_id
         game = after.game
         record = None if game is None else json.dumps(game.record(include_seed=True), separators=(",", ":"))
@@ -188,10 +243,16 @@ class SqlTableStore:
                     values["finished_at"] = utcnow()
                 if finishing and game is not None and not pot_split(after.rules.stake, after.seats, game):
                     values["paid_out"] = True  # an unstaked game: nothing to pay, done in this update
-                moved = (update(Table).where(Table.id == table_id, Table.version == before.version)
-                         .values(**values).execution_options(synchronize_session=False))
-                result = await db.execute(moved)
+                moved = update(Table).where(Table.id == table_id, Table.version == before.version)
+                if owner is not None:
+                    moved = moved.where(text(FENCE.format(table=":fence_table", owner=":fence_owner",
+                                                          epoch=":fence_epoch")).bindparams(
+                        fence_table=table_id, fence_owner=owner, fence_epoch=epoch))
+                result = await db.execute(moved.values(**values).execution_options(synchronize_session=False))
                 if result.rowcount != 1:  # type: ignore[attr-defined]
+                    if owner is not None and await db.scalar(select(Table.version).where(
+                            Table.id == table_id)) == before.version:
+                        raise Fenced(f"table {table_id}: write refused, epoch {epoch} is no longer ours")
                     raise StaleVersion(f"table {table_id} moved on elsewhere (another process owns it)")
                 if list(after.seats) != list(before.seats):  # one executemany by primary key
                     await db.execute(update(Seat), [

@@ -53,7 +53,7 @@ from .reducer import (
     pot_split,
     reduce,
 )
-from .store import Change, StoredTable, TableStore
+from .store import Change, Fenced, StoredTable, TableMoved, TableStore
 from .wire import PublicViewText, dumps, join_objects, update_frames
 
 if TYPE_CHECKING:
@@ -80,6 +80,10 @@ class TableHost(Protocol):
 
     def retire(self, runtime: TableRuntime) -> None:
         """The table is over (finished or abandoned)."""
+
+    def lost(self, runtime: TableRuntime) -> None:
+        """Cluster mode: a write was refused by the fence (another worker owns the table now): drop it and
+        send its sockets away."""
 
 
 class TableRuntime:
@@ -240,7 +244,12 @@ class TableRuntime:
                 cancelled = True
             except Exception:
                 pass  # the commit's own failure: raised by result() below
-        version = done.result()
+        try:
+            version = done.result()
+        except Fenced:
+            # Cluster mode: another worker owns the table now (the write was refused): this copy is stale.
+            self.hub.lost(self)
+            raise TableMoved(self.id, 0) from None
         if cancelled:
             raise asyncio.CancelledError
         return version
@@ -412,6 +421,8 @@ class TableRuntime:
                               self.id, self.rules.bot_level, text)
                     text = game.legal_actions()[0].text
                 await self._change(BotAct(seat, text, timeout))
+        except TableMoved:
+            return  # another worker owns the table now: its bots play there
         except Exception:
             log.exception("table %s: bot turn failed; retrying", self.id)
             await asyncio.sleep(1.0)

@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .auth import session_for_token
 from .chat import Link
 from .connection import Connection
+from .store import TableMoved
 from .tables import TableError, TableRuntime, no_such_table
 from .wire import loads
 
@@ -104,6 +105,11 @@ class Session:
                     continue
                 try:
                     await self.dispatch(msg)
+                except TableMoved as exc:
+                    # Cluster mode: another worker owns the table. The client reconnects through the
+                    # balancer (after retry_ms), which sends it to the owner; nothing was done here.
+                    conn.kick(exc.message_for_client())
+                    break
                 except TableError as exc:
                     self.conn.send(error(exc.code, exc.message, msg.get("id")))
         except WebSocketDisconnect:

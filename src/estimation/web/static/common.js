@@ -37,9 +37,15 @@ export async function api(method, path, body) {
   const headers = { "Content-Type": "application/json" };
   const s = session();
   if (s && s.token) headers.Authorization = `Bearer ${s.token}`;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  const data = text ? JSON.parse(text) : null;
+  let r, data;
+  for (let attempt = 0; ; attempt++) {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await r.text();
+    data = text ? JSON.parse(text) : null;
+    // Cluster mode: the table is changing workers and nothing was done; ask again through the balancer.
+    if (r.status !== 503 || !data || data.code !== "table_moved" || attempt >= 5) break;
+    await new Promise((ok) => setTimeout(ok, 1000 * (Number(r.headers.get("Retry-After")) || 1)));
+  }
   if (!r.ok) {
     if (r.status === 401 && s) store.del("session");
     throw new ApiError(r.status, data);

@@ -66,6 +66,7 @@ export class TablePage {
     this.payout = store.get(`payout.${id}`);
     this.rematch = null; // the latest rematch message of this (finished) table
     this.botsAt = null; // a quick-play table: when bots take the empty seats (performance.now() ms)
+    this.moved = null; // ms to wait before reconnecting, after a "moved" message (cluster mode)
     this.el = h("div", { class: "table-page", "data-table": id });
     this.body = h("div", { class: "table-body" });
     // The chat stays one element across redraws (what is being typed survives every update).
@@ -122,7 +123,10 @@ export class TablePage {
       if (this.closed || this.ws !== ws) return;
       this.status = t("reconnecting");
       this.renderStatus();
-      const delay = Math.min(5000, 300 * 2 ** this.retries++);
+      // Told the table moved (cluster mode): come back when the server said, through the balancer, which
+      // sends the new socket to the table's new worker; otherwise back off.
+      const delay = this.moved !== null ? this.moved + Math.random() * 100 : Math.min(5000, 300 * 2 ** this.retries++);
+      this.moved = null;
       this.timer = setTimeout(() => this.connect(), delay);
     };
   }
@@ -201,6 +205,14 @@ export class TablePage {
         this.remember();
         this.queue.push(msg);
         this.pump();
+        break;
+      case "moved":
+        // Another worker serves this table now: reconnect after retry_ms (the socket's close does it);
+        // actions not yet acked are resent after the resume, with the same ids.
+        this.moved = Math.max(0, Number(msg.retry_ms) || 0);
+        this.status = t("reconnecting");
+        this.renderStatus();
+        if (this.ws) this.ws.close();
         break;
       case "ack":
         this.pending.delete(msg.id);

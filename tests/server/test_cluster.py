@@ -1,0 +1,482 @@
+"""Cluster mode with real processes: PostgreSQL, HAProxy and three `estimation serve --cluster` workers.
+
+One cluster for the module (the tests run in order and top it up to three live workers each): a worker
+SIGKILLed mid-game, a worker SIGSTOPped past its lease and resumed, a fourth worker joining. Every client
+talks to HAProxy only (except the one socket that reaches a stopped worker directly), reconnects when its
+socket closes or it is told the table ``moved``, and resends its unacknowledged actions with their ids, as
+the browser client does. HAProxy or PostgreSQL missing FAILS these tests: scripts/test.sh installs both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import httpx
+import pytest
+import websockets
+from prometheus_client.parser import text_string_to_metric_families
+from server_helpers import ledger_totals, query
+
+from estimation.server.cluster import HAPROXY_HELP, LocalCluster, Worker, find_haproxy
+from estimation.server.ownership import postgres_dsn
+from estimation.server.pgcluster import create_database
+
+#: Short leases so a dead worker's tables come back quickly; health checks every 250 ms.
+LEASE = 2.0
+
+
+@pytest.fixture(scope="module")
+def cluster(postgres_base: str) -> Iterator[LocalCluster]:
+    if find_haproxy() is None:
+        pytest.fail(HAPROXY_HELP + ": run `bash scripts/test.sh` as root")
+    env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
+           "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0"}
+    running = LocalCluster(workers=3, database_url=create_database(postgres_base), lease_seconds=LEASE,
+                           check_ms=250, env=env)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.stop()
+
+
+def live(cluster: LocalCluster) -> list[Worker]:
+    return [w for w in cluster.running if w.proc.poll() is None]
+
+
+def top_up(cluster: LocalCluster, count: int = 3) -> None:
+    while len(live(cluster)) < count:
+        cluster.add_worker()
+    time.sleep(1.0)  # the reloaded balancer's first health checks
+
+
+# --- REST through the balancer -----------------------------------------------------------------------
+class Rest:
+    def __init__(self, cluster: LocalCluster, token: str | None = None) -> None:
+        self.http = httpx.Client(base_url=cluster.url, timeout=30.0)
+        self.token = token
+        self.account: dict[str, Any] = {}
+
+    def call(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        """One request; a 503 table_moved (the table changing workers) is asked again, as the client does."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        for _ in range(40):
+            r = self.http.request(method, path, json=body, headers=headers)
+            if r.status_code == 503 and r.json().get("code") == "table_moved":
+                time.sleep(0.25)
+                continue
+            return r
+        raise AssertionError(f"{path}: still moving")
+
+    def ok(self, method: str, path: str, body: Any = None) -> Any:
+        r = self.call(method, path, body)
+        assert r.status_code < 300, (r.status_code, r.text)
+        return r.json()
+
+
+def players(cluster: LocalCluster, registered: bool) -> list[Rest]:
+    out = []
+    for i in range(4):
+        rest = Rest(cluster)
+        if registered:
+            name = f"cl{i}x{random.randrange(10**9)}"
+            body = rest.ok("POST", "/api/accounts", {"name": name, "password": "correct horse battery"})
+        else:
+            body = rest.ok("POST", "/api/guests", {"name": f"Guest {i}"})
+        rest.token, rest.account = body["token"], body["account"]
+        out.append(rest)
+    return out
+
+
+def new_table(cluster: LocalCluster, registered: bool = False, stake: int = 0) -> tuple[int, list[Rest]]:
+    people = players(cluster, registered)
+    table = people[0].ok("POST", "/api/tables", {"ruleset": "koutchina", "length": "micro", "stake": stake,
+                                                 "turn_seconds": 0})
+    for seat, rest in enumerate(people):
+        rest.ok("POST", f"/api/tables/{table['id']}/join", {"seat": seat, "stake": stake > 0})
+    return int(table["id"]), people
+
+
+# --- a table's clients -----------------------------------------------------------------------------------
+class Client:
+    """One seat's socket through the balancer, read by a task of its own that reconnects (with its last
+    version) whenever the socket closes or the server says the table moved, then resends the actions it
+    has no ack for, with their ids."""
+
+    def __init__(self, url: str, table_id: int, token: str, changed: asyncio.Event) -> None:
+        self.url = f"{url}/ws/tables/{table_id}"
+        self.token = token
+        self.changed = changed
+        self.ws: Any = None
+        self.seat: int | None = None
+        self.version = 0
+        self.view: dict[str, Any] | None = None
+        self.connected = False
+        self.acks: dict[str, int] = {}
+        self.pending: dict[str, tuple[str, int]] = {}
+        self.moved = 0
+        self.connections = 0
+        self.errors: list[dict[str, Any]] = []
+        self.task: asyncio.Task[None] | None = None
+        self.ids = 0
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        if self.ws is not None:
+            self.ws.transport.abort()
+
+    async def _connect(self) -> None:
+        while True:
+            try:
+                ws = await websockets.connect(self.url, open_timeout=5, max_size=2**22)
+            except (OSError, websockets.exceptions.WebSocketException, TimeoutError):
+                await asyncio.sleep(0.1)
+                continue
+            hello: dict[str, Any] = {"type": "hello", "token": self.token}
+            if self.version:
+                hello["last_version"] = self.version
+            try:
+                await ws.send(json.dumps(hello))
+                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            except (websockets.exceptions.ConnectionClosed, TimeoutError, OSError):
+                await asyncio.sleep(0.1)
+                continue
+            if first["type"] == "moved":
+                self.moved += 1
+                ws.transport.abort()
+                await asyncio.sleep(first["retry_ms"] / 1000)
+                continue
+            assert first["type"] == "welcome", first
+            self.ws, self.seat = ws, first["seat"]
+            self.connections += 1
+            return
+
+    async def _run(self) -> None:
+        while True:
+            await self._connect()
+            try:
+                resent = False
+                async for raw in self.ws:
+                    msg = json.loads(raw)
+                    self._handle(msg)
+                    if msg["type"] == "moved":
+                        self.moved += 1
+                        break
+                    if msg["type"] in ("snapshot", "resume") and not resent:
+                        resent = True
+                        self.connected = True
+                        for action_id, (text, version) in list(self.pending.items()):
+                            await self._send(action_id, text, version)
+                    self.changed.set()
+            except (websockets.exceptions.ConnectionClosed, OSError):
+                pass
+            self.connected = False
+            self.changed.set()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                self.ws.transport.abort()
+
+    def _handle(self, msg: dict[str, Any]) -> None:
+        if msg.get("view") is not None:
+            self.view = msg["view"]
+        if msg["type"] in ("update", "snapshot", "resume"):
+            self.version = msg["version"]
+        elif msg["type"] == "ack":
+            self.acks[msg["id"]] = msg["version"]
+            self.pending.pop(msg["id"], None)
+        elif msg["type"] == "error":
+            self.errors.append(msg)
+            self.pending.pop(str(msg.get("id")), None)
+
+    async def _send(self, action_id: str, text: str, version: int) -> None:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.ws.send(json.dumps({"type": "action", "id": action_id, "action": text,
+                                           "version": version}))
+
+    async def act(self, text: str) -> str:
+        self.ids += 1
+        action_id = f"s{self.seat}-{self.ids}-{random.randrange(10**6)}"
+        self.pending[action_id] = (text, self.version)
+        if self.connected:
+            await self._send(action_id, text, self.version)
+        return action_id
+
+
+class Table:
+    """Four clients at one table, played one action at a time (each acked and seen by all four)."""
+
+    def __init__(self, cluster: LocalCluster, table_id: int, people: list[Rest]) -> None:
+        self.id = table_id
+        self.changed = asyncio.Event()
+        self.clients = [Client(cluster.ws_url, table_id, str(p.token), self.changed) for p in people]
+        self.sent: dict[str, tuple[int, str]] = {}  # action id -> (seat, text)
+        self.rng = random.Random(table_id)
+
+    async def start(self) -> None:
+        for c in self.clients:
+            c.start()
+        await self.until(self.settled, 60)
+
+    async def stop(self) -> None:
+        for c in self.clients:
+            await c.stop()
+
+    def settled(self) -> bool:
+        """Every client connected and at the same version, which is at least every acked action's (an ack
+        comes before the update that shows it)."""
+        top = max([c.version for c in self.clients] + [v for c in self.clients for v in c.acks.values()])
+        return all(c.connected and c.version == top and c.view is not None for c in self.clients)
+
+    async def until(self, predicate: Callable[[], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"table {self.id}: not in time; versions "
+                                     f"{[(c.seat, c.version, c.connected) for c in self.clients]}")
+            self.changed.clear()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self.changed.wait(), min(left, 0.2))
+
+    async def play(self, actions: int, timeout: float = 60) -> None:
+        for _ in range(actions):
+            await self.until(self.settled, timeout)
+            view = self.clients[0].view
+            assert view is not None
+            if view["over"]:
+                return
+            mover = self.clients[view["to_move"]]
+            assert mover.view is not None and mover.view["legal"], mover.view
+            text = self.rng.choice(mover.view["legal"])
+            action_id = await mover.act(text)
+            self.sent[action_id] = (view["to_move"], text)
+            await self.until(lambda a=action_id, m=mover: a in m.acks or not m.pending, timeout)
+            assert action_id in mover.acks, (action_id, mover.errors[-3:])
+            version = mover.acks[action_id]
+            await self.until(lambda v=version: all(c.version >= v for c in self.clients), timeout)
+
+    def acked(self) -> dict[str, int]:
+        return {k: v for c in self.clients for k, v in c.acks.items()}
+
+
+def owner_of(cluster: LocalCluster, table_id: int) -> tuple[Worker | None, int]:
+    """The worker process that owns the table (by the pid in its worker name) and the epoch."""
+    rows = query(str(cluster.database_url), "SELECT w.name, o.epoch FROM table_owners o JOIN workers w "
+                 "ON w.id = o.owner WHERE o.table_id = :t", t=table_id)
+    if not rows:
+        return None, 0
+    name, epoch = rows[0]
+    return cluster.by_pid(int(str(name).rsplit(":", 1)[1])), int(epoch)
+
+
+def check_journal(cluster: LocalCluster, table: Table) -> None:
+    """Versions 1..N with no gap; every acked action exactly once, at the version its ack named; no action
+    that was not sent."""
+    rows = query(str(cluster.database_url), "SELECT version, action_id, seat, action FROM events "
+                 "WHERE table_id = :t ORDER BY version", t=table.id)
+    versions = [r[0] for r in rows]
+    assert versions == list(range(1, len(versions) + 1)), versions
+    (top,) = query(str(cluster.database_url), "SELECT version FROM tables WHERE id = :t", t=table.id)[0]
+    assert top == versions[-1]
+    by_id: dict[str, list[int]] = {}
+    for version, action_id, _seat, _action in rows:
+        if action_id is not None:
+            by_id.setdefault(action_id, []).append(version)
+    for action_id, version in table.acked().items():
+        assert by_id.get(action_id) == [version], (action_id, version, by_id.get(action_id))
+    assert set(by_id) <= set(table.sent), set(by_id) - set(table.sent)
+
+
+def metric(worker: Worker, name: str, **labels: str) -> float:
+    """One sample of the worker's Prometheus metrics (its own port; /api/health says only that it lives)."""
+    text = httpx.get(worker.metrics_url, timeout=10).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return float(sample.value)
+    raise AssertionError(f"{name}{labels or ''} not in the metrics of {worker.name}")
+
+
+# --- the tests -------------------------------------------------------------------------------------------
+def test_sigkill_owner_mid_game(cluster: LocalCluster) -> None:
+    """The owner dies (SIGKILL) mid-game: the clients reconnect through HAProxy, another worker claims the
+    table and play resumes within 5 s; versions contiguous, no acked action lost or doubled, coins
+    conserved."""
+    top_up(cluster)
+    table_id, people = new_table(cluster, registered=True, stake=10)
+
+    async def go() -> None:
+        table = Table(cluster, table_id, people)
+        await table.start()
+        try:
+            await table.play(12)
+            owner, epoch = await asyncio.to_thread(owner_of, cluster, table_id)
+            assert owner is not None and epoch >= 1
+            # An action in flight when the owner dies: sent, maybe committed, ack maybe lost.
+            view = table.clients[0].view
+            assert view is not None
+            mover = table.clients[view["to_move"]]
+            assert mover.view is not None
+            in_flight = await mover.act(table.rng.choice(mover.view["legal"]))
+            table.sent[in_flight] = (view["to_move"], "")
+            killed = time.monotonic()
+            os.kill(owner.pid, signal.SIGKILL)
+            owner.proc.wait(10)
+            await table.until(lambda: in_flight in mover.acks, 15)
+            await table.play(1, timeout=15)
+            resumed = time.monotonic() - killed
+            assert resumed < 5.0, f"the table resumed {resumed:.1f} s after its owner died"
+            new_owner, new_epoch = await asyncio.to_thread(owner_of, cluster, table_id)
+            assert new_owner is not None and new_owner is not owner and new_epoch > epoch
+            await table.play(12)
+            assert all(c.connections >= 2 for c in table.clients)
+            await asyncio.to_thread(check_journal, cluster, table)
+        finally:
+            await table.stop()
+
+    asyncio.run(go())
+    totals = ledger_totals(str(cluster.database_url))
+    assert totals["wallets"] + totals["pots"] == totals["grants"], totals
+    assert totals["negative"] == totals["mismatched_wallets"] == totals["double_payouts"] == 0, totals
+    (pot,) = query(str(cluster.database_url), "SELECT pot FROM tables WHERE id = :t", t=table_id)[0]
+    assert pot == 40
+
+
+def test_sigstop_owner_is_fenced(cluster: LocalCluster) -> None:
+    """The owner stalls (SIGSTOP) past its lease; another worker claims the table and plays on; the old
+    owner resumes (SIGCONT): its next write is refused by the fence in the database, and it drops the table
+    and its sockets (which are told the table moved)."""
+    top_up(cluster)
+    table_id, people = new_table(cluster)
+
+    async def go() -> None:
+        table = Table(cluster, table_id, people)
+        await table.start()
+        stale: Any = None
+        owner: Worker | None = None
+        try:
+            await table.play(6)
+            owner, epoch = await asyncio.to_thread(owner_of, cluster, table_id)
+            assert owner is not None
+            before = await asyncio.to_thread(metric, owner, "estimation_fenced_writes_total")
+            lost = await asyncio.to_thread(metric, owner, "estimation_ownership_changes_total", change="lost")
+            view = table.clients[0].view
+            assert view is not None
+            seat = view["to_move"]
+            # The player to move also has a socket straight to the owner, past the balancer.
+            stale = await websockets.connect(f"ws://127.0.0.1:{owner.port}/ws/tables/{table_id}")
+            await stale.send(json.dumps({"type": "hello", "token": people[seat].token}))
+            assert json.loads(await stale.recv())["type"] == "welcome"
+            stale_view = json.loads(await stale.recv())
+            os.kill(owner.pid, signal.SIGSTOP)
+            try:
+                await asyncio.sleep(LEASE + 1.0)  # its lease lapses; HAProxy takes it out of the ring
+                for c in table.clients:  # their sockets hang on the stopped worker: they reconnect
+                    c.ws.transport.abort()
+                await table.play(2, timeout=20)  # on another worker, which claimed the table
+                new_owner, new_epoch = await asyncio.to_thread(owner_of, cluster, table_id)
+                assert new_owner is not None and new_owner is not owner and new_epoch > epoch
+                # The stale socket's action waits in the stopped worker's socket buffer.
+                await stale.send(json.dumps({"type": "action", "id": "stale-1", "action": stale_view["view"][
+                    "legal"][0], "version": stale_view["version"]}))
+                # Resumed, the worker runs its heartbeat (which would find its lease lapsed and drop every
+                # table) and that action in an order of the event loop's: hold its heartbeat's UPDATE of
+                # its lease row, so that the action's write is what reaches the database first.
+                held = await asyncpg.connect(postgres_dsn(str(cluster.database_url)))
+                hold = held.transaction()
+                await hold.start()
+                await held.execute("SELECT 1 FROM workers WHERE name LIKE $1 FOR UPDATE", f"%:{owner.pid}")
+            finally:
+                os.kill(owner.pid, signal.SIGCONT)
+            try:
+                told = {"type": None}
+                while told["type"] in (None, "presence", "update"):  # what else it had to say meanwhile
+                    told = json.loads(await asyncio.wait_for(stale.recv(), 10))
+            finally:
+                await hold.rollback()
+                await held.close()
+            assert told["type"] == "moved" and told["table_id"] == table_id, told
+            with pytest.raises(websockets.exceptions.ConnectionClosed):
+                await asyncio.wait_for(stale.recv(), 10)
+            assert await asyncio.to_thread(metric, owner, "estimation_fenced_writes_total") == before + 1
+            assert await asyncio.to_thread(metric, owner, "estimation_ownership_changes_total",
+                                           change="lost") > lost
+            alive = await asyncio.to_thread(httpx.get, owner.base + "/api/health", timeout=10)
+            assert alive.json() == {"ok": True}  # liveness only: the figures are the metrics
+            assert table_id not in await asyncio.to_thread(_owned, cluster, owner)
+            await table.play(4, timeout=20)  # the table plays on at its new owner
+            await asyncio.to_thread(check_journal, cluster, table)
+            assert not await asyncio.to_thread(query, str(cluster.database_url),
+                                               "SELECT 1 FROM events WHERE action_id = 'stale-1'")
+        finally:
+            if stale is not None:
+                stale.transport.abort()
+            await table.stop()
+
+    asyncio.run(go())
+
+
+def _owned(cluster: LocalCluster, worker: Worker) -> set[int]:
+    rows = query(str(cluster.database_url), "SELECT o.table_id FROM table_owners o JOIN workers w "
+                 "ON w.id = o.owner WHERE w.name LIKE :n", n=f"%:{worker.pid}")
+    return {int(r[0]) for r in rows}
+
+
+def test_fourth_worker_joins(cluster: LocalCluster) -> None:
+    """A fourth worker joins (HAProxy reloaded with it in the ring): play goes on where it is; no table
+    changes owner until it is claimed again (a new connection for a table now hashed to the newcomer:
+    its owner hands it over, and its players follow)."""
+    top_up(cluster)
+    tables = [new_table(cluster) for _ in range(12)]
+
+    async def go() -> None:
+        running = [Table(cluster, t, people) for t, people in tables]
+        for table in running:
+            await table.start()
+        try:
+            await asyncio.gather(*(t.play(3) for t in running))
+            owners = {t.id: await asyncio.to_thread(owner_of, cluster, t.id) for t in running}
+            moved_before = sum(c.moved for t in running for c in t.clients)
+            newcomer = await asyncio.to_thread(cluster.add_worker)
+            await asyncio.sleep(1.5)  # the new balancer process's health checks bring it up
+            await asyncio.gather(*(t.play(3) for t in running))
+            now = {t.id: await asyncio.to_thread(owner_of, cluster, t.id) for t in running}
+            assert owners == now, "a table moved unasked"
+            assert sum(c.moved for t in running for c in t.clients) == moved_before
+            # Which worker does the balancer send each table to now? (A path no route has: nothing claimed.)
+            async with httpx.AsyncClient(base_url=cluster.url) as http:
+                served = {t.id: (await http.get(f"/api/tables/{t.id}/probe")).headers["x-served-by"]
+                          for t in running}
+            to_newcomer = {t for t, name in served.items() if name == newcomer.name}
+            assert to_newcomer, f"no table hashes to the newcomer: {served}"
+            # Claimed again: every client reconnects through the new balancer process.
+            for t in running:
+                for c in t.clients:
+                    c.ws.transport.abort()
+            await asyncio.gather(*(t.play(3, timeout=30) for t in running))
+            for t in running:
+                owner, epoch = await asyncio.to_thread(owner_of, cluster, t.id)
+                if t.id in to_newcomer:
+                    assert owner is newcomer and epoch == owners[t.id][1] + 1, (t.id, owner, epoch)
+                else:
+                    assert (owner, epoch) == owners[t.id], (t.id, owner, epoch, owners[t.id])
+                await asyncio.to_thread(check_journal, cluster, t)
+        finally:
+            for table in running:
+                await table.stop()
+
+    asyncio.run(go())
