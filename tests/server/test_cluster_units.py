@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from estimation.server import Settings
-from estimation.server.bus import InMemoryBus, open_bus
+from estimation.server.bus import InMemoryBus
+from estimation.server.bus_choice import open_bus
 from estimation.server.cluster import HAPROXY_HELP, Backend, find_haproxy, haproxy_config
 from estimation.server.hub import Hub
 from estimation.server.ownership import Ownership

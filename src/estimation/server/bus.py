@@ -18,8 +18,8 @@ like a message: it then resyncs through REST (or the lobby's snapshot), as a tab
 :class:`~.bus_redis.RedisBus` implements the same :class:`Bus` protocol across processes and machines:
 ``publish`` queues for a background sender, ``subscribe`` registers a local handler and subscribes the
 process to the channel when it is the first one; it numbers each topic's messages, so a gap is seen, and
-sends the notice after a gap, a lost connection or a restarted Redis. :func:`open_bus` picks one by the
-settings (``ESTIMATION_REDIS_URL``).
+sends the notice after a gap, a lost connection or a restarted Redis.
+:func:`~.bus_choice.open_bus` picks one by the settings (``ESTIMATION_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -141,16 +141,3 @@ class InMemoryBus:
         return {"bus_topics": len(self._topics), "bus_published": self.published,
                 "bus_delivered": self.delivered, "bus_connected": 1}
 
-
-def open_bus(redis_url: str, *, prefix: str = "estimation:",
-             on_lag: Callable[[float], None] | None = None) -> Bus:
-    """The bus the settings ask for: Redis at ``redis_url`` (``redis://``, ``rediss://`` or ``unix://``; in a
-    cluster, the workers' shared lobby, chat, presence and notices), else (empty) this process's own."""
-    if not redis_url:
-        return InMemoryBus()
-    if not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ValueError(f"unknown bus URL {redis_url!r} (ESTIMATION_REDIS_URL): '' (in-process) or "
-                         "redis://host:port/db")
-    from .bus_redis import RedisBus  # redis-py is imported only by a server that uses it
-
-    return RedisBus(redis_url, prefix=prefix, on_lag=on_lag)

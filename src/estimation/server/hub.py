@@ -25,7 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from ..rulesets import RULESETS
 from . import auth, tuning
 from .bot_pool import BotPool
-from .bus import Bus, open_bus
+from .bus import Bus
+from .bus_choice import open_bus
 from .config import Settings
 from .connection import Connection, Sockets
 from .db import make_engine, migrate, sessionmaker
