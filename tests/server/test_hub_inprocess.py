@@ -185,3 +185,53 @@ def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path,
     with_hub(tmp_path, body)
     slow = [r.getMessage() for r in caplog.records if "journal batch" in r.getMessage()]
     assert len(slow) == 1 and slow[0].startswith("journal batch of 1 rows took ")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_the_sql_store_commits_a_change_only_at_the_version_it_started_from(
+        kind: str, database_url_factory: Callable[[str], str]) -> None:
+    """A second commit from the same version (what a second owner of the table would write) is refused with
+    ``StaleVersion``, through the journal (a plain action) and through a transaction of the table's own, on
+    both databases; the first one's row stays."""
+    from estimation.server.reducer import Act, BotAct, Leave, reduce
+    from estimation.server.store import Change, StaleVersion
+
+    url = database_url_factory(kind)
+
+    async def main() -> None:
+        hub = Hub(Settings(database_url=url, bot_delay=3600.0), Social)
+        await hub.start()
+        try:
+            async with hub.session() as db, db.begin():
+                player = await auth.create_guest(db, "Vera")
+            runtime = await hub.create_table(player.id, "koutchina", "micro", 0, False, [1, 2, 3], "random",
+                                             0)
+            await runtime.join(player.id, player.name, True, None, False, None)
+            async with runtime.lock:
+                before = runtime.state()
+                game = before.game
+                assert game is not None and game.to_move is not None
+                seat = game.to_move
+                text = game.legal_actions()[0].text
+                after, events = reduce(before, Act(seat, text) if seat == 0 else BotAct(seat, text))
+                change = Change(runtime.id, before, after, events, seat, None, None)
+                assert change.plain
+                await hub.store.commit(change)
+                with pytest.raises(StaleVersion):
+                    await hub.store.commit(change)  # the journal: the events row (table, version) is taken
+                left, left_events = reduce(before, Leave(player.id))
+                own = Change(runtime.id, before, left, left_events)
+                assert not own.plain
+                with pytest.raises(StaleVersion):
+                    await hub.store.commit(own)  # its own transaction: UPDATE ... WHERE version = before's
+            stored = await hub.store.load(runtime.id, 4)
+            assert stored is not None and stored.state.version == after.version
+            assert stored.recent[-1][4] == text and not stored.state.seats[0].left
+        finally:
+            await hub.stop()
+
+    logging.getLogger("estimation.server").setLevel(logging.CRITICAL)  # the refused row's logged failure
+    try:
+        asyncio.run(main())
+    finally:
+        logging.getLogger("estimation.server").setLevel(logging.NOTSET)

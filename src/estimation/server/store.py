@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import sqlalchemy.exc
 from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -188,9 +190,7 @@ class SqlTableStore:
                 raise Fenced(f"table {change.table_id} is not this worker's")
         try:
             if change.plain:
-                await self.journal.submit(JournalRow(
-                    change.table_id, change.version, change.seat, change.action_id, change.action or "",
-                    dumps(change.events), change.record, owner, epoch))
+                await self._submit(change, owner, epoch)
             else:
                 await self._transaction(change, owner, epoch)
         except Refused as exc:
@@ -203,6 +203,19 @@ class SqlTableStore:
             # A fenced store's table written by someone else: another worker owns it, whatever refused it.
             self.fence.refused(change.table_id)
             raise exc if isinstance(exc, Fenced) else Fenced(str(exc)) from None
+
+    async def _submit(self, change: Change, owner: int | None, epoch: int | None) -> None:
+        """A plain action through the journal; a version already taken is refused as :class:`StaleVersion`,
+        as the store's own transactions and the memory store refuse it."""
+        try:
+            await self.journal.submit(JournalRow(
+                change.table_id, change.version, change.seat, change.action_id, change.action or "",
+                dumps(change.events), change.record, owner, epoch))
+        except Exception as exc:
+            if _version_taken(exc):  # the events row of this version is someone else's already
+                raise StaleVersion(f"table {change.table_id} moved on elsewhere (version "
+                                   f"{change.version} is taken)") from exc
+            raise
 
     async def _transaction(self, change: Change, owner: int | None = None, epoch: int | None = None) -> None:
         """The version, its events, the record snapshot, the seats if they changed and the coins the change
@@ -296,6 +309,13 @@ class SqlTableStore:
     async def list(self, status: str) -> list[int]:
         async with self.session() as db:
             return list((await db.scalars(select(Table.id).where(Table.status == status))).all())
+
+
+def _version_taken(exc: BaseException) -> bool:
+    """Whether a journal write failed on the ``events`` primary key, (table, version): SQLite's integrity
+    error, SQLAlchemy's, or PostgreSQL's unique violation (SQLSTATE 23505, as asyncpg reports it)."""
+    return (isinstance(exc, (sqlite3.IntegrityError, sqlalchemy.exc.IntegrityError))
+            or getattr(exc, "sqlstate", None) == "23505")
 
 
 async def _move_coins(db: AsyncSession, table_id: int, change: Change) -> None:
