@@ -232,7 +232,8 @@ def test_a_socket_that_never_reads_is_dropped_and_pins_little_memory(impatient: 
             with contextlib.suppress(OSError):
                 s.send(sync)
     peak = _rss_kib(impatient.proc.pid)
-    deadline = time.monotonic() + 30
+    # About 5 s on a quiet machine (the bots' process pool starts meanwhile); a loaded CI runner took over 30.
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline and impatient.figures()["estimation_sockets"] > 0:
         time.sleep(0.2)
     took = time.monotonic() - started

@@ -12,9 +12,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
 from server_helpers import RedisProcess
 
+from estimation.server import bus_redis
 from estimation.server.bus import LOBBY, RESYNC, Message, resync_notice, table_topic, user_topic
 from estimation.server.bus_redis import RedisBus
 
@@ -124,6 +127,34 @@ def test_the_last_handler_gone_unsubscribes_the_process(redis_server: RedisProce
         b.publish(table_topic(3), {"type": "chat", "n": 2})
         await eventually(lambda: len(again.got) == 1)
         assert again.got == [{"type": "chat", "n": 2}] and again.resyncs == 0
+
+    with_buses(redis_server.url, body)
+
+
+def test_a_subscribe_while_another_is_on_its_way_is_not_left_for_the_next_ping(
+        redis_server: RedisProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A topic subscribed while the bus waits on Redis for another topic's SUBSCRIBE is asked for as soon as
+    that one returns. (The wake-up was cleared after the wait: the second topic waited for the next ping,
+    here made a minute away, and what was published to it meanwhile was lost.)"""
+    monkeypatch.setattr(bus_redis, "PING_EVERY", 60.0)
+    second = Inbox()
+
+    async def body(p: str, a: RedisBus, b: RedisBus) -> None:
+        sent = PubSub.subscribe
+
+        async def subscribe_then_more(self: PubSub, *args: Any, **kwargs: Any) -> Any:
+            result = await sent(self, *args, **kwargs)
+            if not a.subscribers(table_topic(2)):  # the first SUBSCRIBE only: a second topic meanwhile
+                a.subscribe(table_topic(2), second)
+            return result
+
+        monkeypatch.setattr(PubSub, "subscribe", subscribe_then_more)
+        a.subscribe(table_topic(1), Inbox())
+        await subscribed(redis_server.url, p + table_topic(1), 1)
+        await subscribed(redis_server.url, p + table_topic(2), 1)  # 15 s at most, far below the ping
+        b.publish(table_topic(2), {"type": "chat", "n": 1})
+        await eventually(lambda: len(second.got) == 1)
+        assert second.got == [{"type": "chat", "n": 1}]
 
     with_buses(redis_server.url, body)
 

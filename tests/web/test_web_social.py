@@ -321,7 +321,7 @@ def test_quick_play_seats_people_together_then_bots_fill_after_the_wait(
         assert sum("(bot)" in s for s in seats) == 2 and any("Dee" in s for s in seats), seats
         for p in (dee, eve):
             p.wait_for_selector(".table-page .bar")
-        table = httpx.get(f"{base}/api/tables/{table_id}").json()
+        table = httpx.get(f"{base}/api/tables/{table_id}", timeout=30).json()
         assert table["status"] == "playing" and [s["bot"] for s in table["seats"]].count(True) == 2
         shoot(watcher, "social-lobby")
         no_scripts_ran(dee, eve, watcher)
@@ -484,7 +484,7 @@ def test_name_password_mutes_daily_grant_and_signing_out_everywhere(
         name = f"Lina Renamed {tag}"
         # The password: the old one is checked; the new one works and the other sessions end.
         elsewhere = httpx.post(f"{web_server.base}/api/sessions",
-                               json={"name": name, "password": pw}).json()["token"]
+                               json={"name": name, "password": pw}, timeout=60).json()["token"]
         page.fill("#old-password", "not my password")
         page.fill("#new-password", "second password")
         page.click("#password-btn")
@@ -495,9 +495,9 @@ def test_name_password_mutes_daily_grant_and_signing_out_everywhere(
         page.click("#password-btn")
         page.wait_for_selector("#password-note.ok")
         assert httpx.get(f"{web_server.base}/api/me",
-                         headers={"Authorization": f"Bearer {elsewhere}"}).status_code == 401
+                         headers={"Authorization": f"Bearer {elsewhere}"}, timeout=30).status_code == 401
         assert httpx.post(f"{web_server.base}/api/sessions",
-                          json={"name": name, "password": pw}).status_code == 401
+                          json={"name": name, "password": pw}, timeout=60).status_code == 401
         assert me.get("/api/me").status_code == 200  # this session stays
         # Mute from a profile; the account page lists the muted player with Unmute.
         goto(page, f"#/player/{loud.id}")
@@ -517,7 +517,7 @@ def test_name_password_mutes_daily_grant_and_signing_out_everywhere(
         shoot(page, "social-account")
         # Sign out everywhere: asked first; Cancel keeps everything; OK ends every session, this one too.
         third = httpx.post(f"{web_server.base}/api/sessions",
-                           json={"name": name, "password": "second password"}).json()["token"]
+                           json={"name": name, "password": "second password"}, timeout=60).json()["token"]
         page.click("#signout-all-btn")
         page.wait_for_selector("#signout-all-dialog[open]")
         page.click("#signout-all-dialog button.cancel")
@@ -528,7 +528,7 @@ def test_name_password_mutes_daily_grant_and_signing_out_everywhere(
         assert "Signed out of every session." in page.inner_text("#toasts")
         for token in (me.token, third):
             assert httpx.get(f"{web_server.base}/api/me",
-                             headers={"Authorization": f"Bearer {token}"}).status_code == 401
+                             headers={"Authorization": f"Bearer {token}"}, timeout=30).status_code == 401
         sign_in(page, name, "second password")
         no_scripts_ran(page)
     finally:
@@ -545,7 +545,8 @@ def test_deleting_an_account_signs_it_out_and_anonymises_its_games(
         sign_up(page, name, pw)
         me = api_of(web_server, ctx)
         (tid,) = finish_games(me, 1)
-        assert httpx.get(f"{web_server.base}/api/tables/{tid}/record").json()["players"][0] == name
+        record = httpx.get(f"{web_server.base}/api/tables/{tid}/record", timeout=30).json()
+        assert record["players"][0] == name
         page.click("#account-link")
         page.wait_for_selector("#delete-panel")
         assert "Your 1000 coins are gone" in page.inner_text("#delete-panel")

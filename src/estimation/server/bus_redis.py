@@ -334,6 +334,9 @@ class RedisBus:
         assert self._control is not None
         loop = asyncio.get_running_loop()
         while True:
+            # Cleared before reading the topics, never after an await: a subscribe that comes while this
+            # task waits on Redis sets it again and is seen at once (cleared after, it waited for a ping).
+            self._control.clear()
             want = set(self._topics)
             more, fewer = want - self._requested, self._requested - want
             if more:
@@ -344,7 +347,6 @@ class RedisBus:
                 self._requested -= fewer
             if loop.time() - self._heard > SILENCE:
                 raise ConnectionError(f"nothing from Redis for {SILENCE:.0f} s")
-            self._control.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(PING_EVERY):
                     await self._control.wait()

@@ -182,8 +182,9 @@ class Link:
 
     @classmethod
     async def attach(cls, hub: Hub, conn: Connection, table_id: int, account_id: int | None) -> Link:
-        muted = await muted_by(hub, account_id) if account_id is not None else set()
-        link = cls(hub, conn, table_id, account_id, muted)
+        link = cls(hub, conn, table_id, account_id, set())
+        if account_id is not None:  # read after subscribing: a change meanwhile comes as a ``mutes`` notice
+            link.muted = await muted_by(hub, account_id)
         hub.social.presence_changed(table_id)
         hub.social.greet(conn, table_id)
         return link
