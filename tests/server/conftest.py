@@ -46,6 +46,16 @@ def redis_server() -> Iterator[RedisProcess]:
         redis.stop()
 
 
+@pytest.fixture(scope="module")
+def module_redis() -> Iterator[RedisProcess]:
+    """A Redis of the test module's own, which its tests may kill and start again."""
+    redis = start_redis()
+    try:
+        yield redis
+    finally:
+        redis.stop()
+
+
 @pytest.fixture()
 def own_redis() -> Iterator[RedisProcess]:
     """A Redis of the test's own, to stop, kill and start again."""

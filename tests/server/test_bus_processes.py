@@ -12,23 +12,13 @@ from typing import Any
 
 import pytest
 import websockets
-from server_helpers import Api, Player, RedisProcess, ServerProcess, run, start_redis
+from server_helpers import Api, Player, RedisProcess, ServerProcess, run
 
 
 @pytest.fixture(scope="module")
-def redis() -> Iterator[RedisProcess]:
-    """This module's own Redis: its last test restarts it."""
-    proc = start_redis()
-    try:
-        yield proc
-    finally:
-        proc.stop()
-
-
-@pytest.fixture(scope="module")
-def pair(database_url_factory, redis: RedisProcess) -> Iterator[tuple[ServerProcess, ServerProcess]]:  # type: ignore[no-untyped-def]
+def pair(database_url_factory, module_redis: RedisProcess) -> Iterator[tuple[ServerProcess, ServerProcess]]:  # type: ignore[no-untyped-def]
     url = database_url_factory("postgresql")
-    env = {"ESTIMATION_REDIS_URL": redis.url, "ESTIMATION_REDIS_PREFIX": f"t{secrets.token_hex(4)}:"}
+    env = {"ESTIMATION_REDIS_URL": module_redis.url, "ESTIMATION_REDIS_PREFIX": f"t{secrets.token_hex(4)}:"}
     a, b = ServerProcess(url, "bus-a", env), ServerProcess(url, "bus-b", env)
     a.start()  # one after the other: the first one migrates the new database
     b.start()
@@ -87,7 +77,7 @@ def test_what_one_process_publishes_reaches_sockets_on_the_other(
 
 
 def test_a_restarted_redis_makes_lobby_sockets_resync_and_go_on(
-        pair: tuple[ServerProcess, ServerProcess], redis: RedisProcess) -> None:
+        pair: tuple[ServerProcess, ServerProcess], module_redis: RedisProcess) -> None:
     a, b = pair
     host = Api.guest(a, "Host 2")
 
@@ -96,14 +86,14 @@ def test_a_restarted_redis_makes_lobby_sockets_resync_and_go_on(
         await receive(lobby, lambda m: m["type"] == "lobby")
         first = host.create_table(ruleset="koutchina", length="micro")["id"]
         await receive(lobby, lambda m: m["type"] == "table" and m["table"]["id"] == first)
-        await asyncio.to_thread(redis.kill)
+        await asyncio.to_thread(module_redis.kill)
         # Meanwhile a change the bus cannot carry: the fresh snapshot after the resync has it.
         while True:  # the server notices the loss within a ping (at most a few seconds)
             await asyncio.sleep(0.2)
             if b.figures()["estimation_bus_connected"] == 0 and a.figures()["estimation_bus_connected"] == 0:
                 break
         missed = host.create_table(ruleset="koutchina", length="micro")["id"]
-        await asyncio.to_thread(redis.start)
+        await asyncio.to_thread(module_redis.start)
         notice = await receive(lobby, lambda m: m["type"] in ("resync", "table"), timeout=30)
         assert notice == {"type": "resync", "topic": "lobby"}
         fresh = await receive(lobby, lambda m: m["type"] == "lobby")

@@ -1,10 +1,12 @@
 """Cluster mode with real processes: PostgreSQL, HAProxy and three `estimation serve --cluster` workers.
 
-One cluster for the module (the tests run in order and top it up to three live workers each): a worker
-SIGKILLed mid-game, a worker SIGSTOPped past its lease and resumed, a fourth worker joining. Every client
+One cluster for the module, on Redis's bus (the tests run in order and top it up to three live workers
+each): a worker SIGKILLed mid-game, a worker SIGSTOPped past its lease and resumed, a fourth worker
+joining, Redis restarted under the lobby's and a table's sockets. Every client
 talks to HAProxy only (except the one socket that reaches a stopped worker directly), reconnects when its
 socket closes or it is told the table ``moved``, and resends its unacknowledged actions with their ids, as
-the browser client does. HAProxy or PostgreSQL missing FAILS these tests: scripts/test.sh installs both.
+the browser client does. HAProxy, Redis or PostgreSQL missing FAILS these tests: scripts/test.sh installs
+them.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ import httpx
 import pytest
 import websockets
 from prometheus_client.parser import text_string_to_metric_families
-from server_helpers import ledger_totals, query
+from redis import Redis
+from server_helpers import RedisProcess, ledger_totals, query
 
+from estimation.server.bus import table_topic
 from estimation.server.cluster import HAPROXY_HELP, LocalCluster, Worker, find_haproxy
 from estimation.server.ownership import postgres_dsn
 from estimation.server.pgcluster import create_database
@@ -35,13 +39,13 @@ LEASE = 2.0
 
 
 @pytest.fixture(scope="module")
-def cluster(postgres_base: str) -> Iterator[LocalCluster]:
+def cluster(postgres_base: str, module_redis: RedisProcess) -> Iterator[LocalCluster]:
     if find_haproxy() is None:
         pytest.fail(HAPROXY_HELP + ": run `bash scripts/test.sh` as root")
     env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
            "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0"}
     running = LocalCluster(workers=3, database_url=create_database(postgres_base), lease_seconds=LEASE,
-                           check_ms=250, env=env)
+                           check_ms=250, env=env, redis=module_redis.url)
     try:
         running.start()
         yield running
@@ -480,3 +484,88 @@ def test_fourth_worker_joins(cluster: LocalCluster) -> None:
                 await table.stop()
 
     asyncio.run(go())
+
+
+async def _receive(ws: Any, wanted: Callable[[dict[str, Any]], bool],
+                   timeout: float = 30.0) -> dict[str, Any]:
+    """The first message ``wanted``, skipping the others (presence, updates)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            message = json.loads(await ws.recv())
+            if wanted(message):
+                return dict(message)
+
+
+async def _table_socket(cluster: LocalCluster, table_id: int, token: str) -> Any:
+    """A seat's socket through the balancer, welcomed by the table's owner (a ``moved`` is tried again)."""
+    for _ in range(40):
+        ws = await websockets.connect(f"{cluster.ws_url}/ws/tables/{table_id}", open_timeout=10)
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if first["type"] == "welcome":
+            return ws
+        await ws.close()
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"table {table_id}: never welcomed")
+
+
+def bus_connected(cluster: LocalCluster) -> list[bool]:
+    """Whether each live worker is connected to Redis now."""
+    return [metric(w, "estimation_bus_connected") == 1 for w in live(cluster)]
+
+
+def _subscribers(url: str, channel: str) -> int:
+    client = Redis.from_url(url)
+    try:
+        return int(client.pubsub_numsub(channel)[0][1])
+    finally:
+        client.close()
+
+
+def test_restarted_redis_resyncs_the_lobby_and_chat(
+        cluster: LocalCluster, module_redis: RedisProcess) -> None:
+    """Redis restarted under three workers: a lobby socket gets a resync notice and a fresh lobby that has
+    the table made while Redis was down; a table socket gets a resync notice for its chat; chat and the
+    lobby's news flow through the bus again."""
+    top_up(cluster)
+    table_id, people = new_table(cluster)
+    channel = f"estimation:{table_topic(table_id)}"
+
+    async def go() -> None:
+        lobby = await websockets.connect(f"{cluster.ws_url}/ws/lobby", open_timeout=10)
+        await _receive(lobby, lambda m: m["type"] == "lobby")
+        seat = await _table_socket(cluster, table_id, str(people[0].token))
+        deadline = time.monotonic() + 15  # a subscription takes effect once Redis confirms it
+        while await asyncio.to_thread(_subscribers, module_redis.url, channel) < 1:
+            assert time.monotonic() < deadline, "the owner never subscribed to the table's topic"
+            await asyncio.sleep(0.05)
+        await seat.send(json.dumps({"type": "chat", "text": "before"}))
+        await _receive(seat, lambda m: m["type"] == "chat" and m["text"] == "before")
+        await asyncio.to_thread(module_redis.kill)
+        deadline = time.monotonic() + 30
+        while any(await asyncio.to_thread(bus_connected, cluster)):
+            assert time.monotonic() < deadline, "a worker never noticed that Redis went"
+            await asyncio.sleep(0.2)
+        makers = players(cluster, registered=False)  # the four at the table may sit at no other
+        missed = makers[0].ok("POST", "/api/tables", {"ruleset": "koutchina", "length": "micro"})["id"]
+        await asyncio.to_thread(module_redis.start)
+        notice = await _receive(lobby, lambda m: m["type"] in ("resync", "table"))
+        assert notice == {"type": "resync", "topic": "lobby"}
+        fresh = await _receive(lobby, lambda m: m["type"] == "lobby")
+        assert missed in {t["id"] for t in fresh["tables"]}
+        assert await _receive(seat, lambda m: m["type"] == "resync") == {"type": "resync", "topic": "table"}
+        await seat.send(json.dumps({"type": "chat", "text": "after"}))
+        said = await _receive(seat, lambda m: m["type"] == "chat")
+        assert said["text"] == "after"
+        deadline = time.monotonic() + 30  # each worker reconnects on its own backoff (5 s at most)
+        while not all(await asyncio.to_thread(bus_connected, cluster)):
+            assert time.monotonic() < deadline, "a worker never connected to Redis again"
+            await asyncio.sleep(0.2)
+        later = makers[1].ok("POST", "/api/tables", {"ruleset": "koutchina", "length": "micro"})["id"]
+        await _receive(lobby, lambda m: m["type"] == "table" and m["table"]["id"] == later)
+        await seat.close()
+        await lobby.close()
+
+    asyncio.run(go())
+    # The lobby's socket and the table's (on their workers) were each told: two notices at least.
+    assert sum(metric(w, "estimation_bus_resyncs_total") for w in live(cluster)) >= 2
