@@ -54,7 +54,8 @@ def serve(
     from .server import tuning
 
     # The collector's policy and the switch interval change the whole process: this command's only.
-    tuning.install()
+    if settings.process_tuning:
+        tuning.install()
     try:
         uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
                     **uvicorn_options(settings))

@@ -6,6 +6,8 @@ import asyncio
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 from estimation.server.auth import account_for_token, create_guest, hash_token, open_session
 from estimation.server.config import Settings
 from estimation.server.db import make_engine, migrate, sessionmaker
@@ -51,6 +53,22 @@ def test_settings_from_the_environment(monkeypatch) -> None:  # type: ignore[no-
     assert (s.database_url, s.bot_delay, s.starting_grant) == ("postgresql+asyncpg://u@h/db", 0.25, 5)
     monkeypatch.delenv("DATABASE_URL")
     assert Settings.from_env().database_url.startswith("sqlite+aiosqlite:///")
+
+
+@pytest.mark.parametrize(("raw", "tuning", "cluster"), [
+    ("", True, False), ("0", False, False), ("off", False, False), ("YES", True, True), ("1", True, True)])
+def test_yes_no_settings(monkeypatch: pytest.MonkeyPatch, raw: str, tuning: bool, cluster: bool) -> None:
+    """Unset or empty keeps the default (process tuning on, cluster mode off); a word says which."""
+    monkeypatch.setenv("ESTIMATION_PROCESS_TUNING", raw)
+    monkeypatch.setenv("ESTIMATION_CLUSTER", raw)
+    s = Settings.from_env()
+    assert (s.process_tuning, s.cluster) == (tuning, cluster)
+
+
+def test_a_yes_no_setting_that_is_neither_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ESTIMATION_PROCESS_TUNING", "maybe")
+    with pytest.raises(ValueError, match="ESTIMATION_PROCESS_TUNING='maybe'"):
+        Settings.from_env()
 
 
 def test_a_seats_copy_is_equal_and_separate_for_every_field() -> None:

@@ -22,6 +22,18 @@ def _float(name: str, default: float) -> float:
     return default if raw is None or raw == "" else float(raw)
 
 
+def _flag(name: str, default: bool) -> bool:
+    """A yes/no setting: 1, true, yes, on (any case) or 0, false, no, off; unset or empty: ``default``."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name}={raw!r}: say 1 or 0 (true/false, yes/no, on/off)")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the server needs to know that is not in the database."""
@@ -115,6 +127,9 @@ class Settings:
     #: A worker's lease on its tables, in seconds: its heartbeat renews it every third of this; a worker
     #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).
     lease_seconds: float = 10.0
+    #: ``estimation serve`` sets the collector's policy and the GIL's switch interval for its process
+    #: (server/tuning.py; undone on stop). Off only to measure what they buy (docs/performance.md).
+    process_tuning: bool = True
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -158,7 +173,8 @@ class Settings:
             redis_prefix=os.environ.get("ESTIMATION_REDIS_PREFIX") or cls.redis_prefix,
             metrics_host=os.environ.get("ESTIMATION_METRICS_HOST") or cls.metrics_host,
             metrics_port=_int("ESTIMATION_METRICS_PORT", cls.metrics_port),
-            cluster=os.environ.get("ESTIMATION_CLUSTER", "").lower() in ("1", "true", "yes", "on"),
+            cluster=_flag("ESTIMATION_CLUSTER", cls.cluster),
             lease_seconds=_float("ESTIMATION_LEASE_SECONDS", cls.lease_seconds),
+            process_tuning=_flag("ESTIMATION_PROCESS_TUNING", cls.process_tuning),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]
