@@ -98,7 +98,12 @@ def test_a_restarted_redis_makes_lobby_sockets_resync_and_go_on(
         assert notice == {"type": "resync", "topic": "lobby"}
         fresh = await receive(lobby, lambda m: m["type"] == "lobby")
         assert {first, missed} <= {t["id"] for t in fresh["tables"]}
-        # And the bus carries lobby changes again.
+        # And the bus carries lobby changes again, once the publishing process is back on it too (each
+        # reconnects on its own backoff; what it publishes before that is dropped, and a resync follows).
+        for _ in range(150):
+            if a.figures()["estimation_bus_connected"] == 1:
+                break
+            await asyncio.sleep(0.2)
         later = host.create_table(ruleset="koutchina", length="micro")["id"]
         await receive(lobby, lambda m: m["type"] == "table" and m["table"]["id"] == later)
         await lobby.close()
