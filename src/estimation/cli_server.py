@@ -116,9 +116,17 @@ def cluster(
         typer.echo(f"estimation cluster: {workers} workers behind HAProxy at {running.url}/ "
                    f"(PostgreSQL {running.database_url}; bus {bus}; files in {running.workdir}); "
                    "Ctrl-C stops it")
-        while all(w.proc.poll() is None for w in running.running):
+        # A worker that dies is what the cluster is for: the others claim its tables (a try-out may kill
+        # one to watch it). Said once per worker; the cluster stops when none is left.
+        gone: set[int] = set()
+        while len(gone) < len(running.running):
+            for worker in running.running:
+                if worker.pid not in gone and worker.proc.poll() is not None:
+                    gone.add(worker.pid)
+                    typer.echo(f"worker {worker.name} exited ({worker.proc.returncode}): the others take "
+                               "over its tables", err=True)
             time.sleep(0.5)
-        typer.echo("a worker exited: stopping the cluster", err=True)
+        typer.echo("every worker exited: stopping the cluster", err=True)
     except KeyboardInterrupt:
         typer.echo("stopping the cluster")
     except (FileNotFoundError, RuntimeError, ValueError) as exc:
