@@ -68,8 +68,8 @@ import psutil
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from estimation.server.pgcluster import ThrowawayCluster, create_database
-from estimation.server.wire import loads  # orjson when installed: the generator parses every update
+from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
+from estimation.server.jsontext import loads  # orjson when installed: the generator parses every update
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -211,7 +211,7 @@ class ClusterServer:
     """``--workers N``: N workers behind HAProxy on one database (server/cluster.py's LocalCluster)."""
 
     def __init__(self, database_url: str, workers: int, env: dict[str, str], redis: bool) -> None:
-        from estimation.server.cluster import LocalCluster
+        from estimation.server.cluster.launcher import LocalCluster
 
         self.cluster = LocalCluster(workers=workers, database_url=database_url,
                                     redis="start" if redis else "", env={**UNLIMITED, **env})
@@ -724,7 +724,7 @@ async def wal_position(url: str | None) -> int | None:
         return None
     import asyncpg  # type: ignore[import-untyped]
 
-    from estimation.server.ownership import postgres_dsn
+    from estimation.server.cluster.ownership import postgres_dsn
 
     conn = await asyncpg.connect(postgres_dsn(url))
     try:

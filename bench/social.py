@@ -37,11 +37,11 @@ from typing import Any
 
 from sqlalchemy import DateTime, bindparam, insert, select, text
 
-from estimation.server.db import make_engine, migrate, sessionmaker
-from estimation.server.history import games_of, outcomes_of, stats_of
-from estimation.server.leaderboard import Boards, leaderboard, reader_engine, window_query
-from estimation.server.models import Account, Result, Table, utcnow
-from estimation.server.pgcluster import ThrowawayCluster, create_database
+from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
+from estimation.server.social.leaderboard import Boards, leaderboard, reader_engine, window_query
+from estimation.server.storage.database import make_engine, migrate, sessionmaker
+from estimation.server.storage.history import games_of, outcomes_of, stats_of
+from estimation.server.storage.models import Account, Result, Table, utcnow
 
 RULESETS = ("egyptian", "koutchina", "classic", "egyptian")  # egyptian twice: the busiest ruleset
 BATCH = 20_000

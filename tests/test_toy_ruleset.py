@@ -260,10 +260,11 @@ def test_a_server_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Non
 
     from sqlalchemy import select
 
-    from estimation.server import Settings, auth
+    from estimation.server import Settings
+    from estimation.server.access import auth
     from estimation.server.hub import Hub
-    from estimation.server.models import Result
-    from estimation.server.social import Social
+    from estimation.server.social.service import Social
+    from estimation.server.storage.models import Result
 
     async def main() -> None:
         hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'toy.db'}", bot_delay=0.0), Social)

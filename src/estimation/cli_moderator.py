@@ -24,15 +24,15 @@ def moderator(
 ) -> None:
     """Give an account the moderator role (reports, removing messages, silencing players), or take it."""
     try:
-        from .server.accounts import login_of
         from .server.config import DEFAULT_DATABASE_URL
-        from .server.db import make_engine, migrate
+        from .server.social.accounts import login_of
+        from .server.storage.database import make_engine, migrate
     except ImportError as exc:
         typer.echo(f"error: this needs the server extra: pip install 'estimation[server]' ({exc})", err=True)
         raise typer.Exit(2) from None
     from sqlalchemy import update
 
-    from .server.models import Account
+    from .server.storage.models import Account
 
     async def go() -> int:
         engine = make_engine(database_url or DEFAULT_DATABASE_URL)

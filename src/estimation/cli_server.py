@@ -32,7 +32,7 @@ def serve(
         from uvicorn.config import LOG_LEVELS
 
         from .server import Settings, create_app
-        from .server.serving import uvicorn_options
+        from .server.ops.serving import uvicorn_options
     except ImportError as exc:
         typer.echo(f"error: the server needs its extra: pip install 'estimation[server]' ({exc})", err=True)
         raise typer.Exit(2) from None
@@ -51,7 +51,7 @@ def serve(
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
     _log_with_times(LOG_LEVELS[log_level.lower()])
-    from .server import tuning
+    from .server.ops import tuning
 
     # The collector's policy and the switch interval change the whole process: this command's only.
     if settings.process_tuning:
@@ -96,7 +96,7 @@ def cluster(
     import time
 
     try:
-        from .server.cluster import LocalCluster
+        from .server.cluster.launcher import LocalCluster
     except ImportError as exc:
         typer.echo(f"error: the server needs its extra: pip install 'estimation[server]' ({exc})", err=True)
         raise typer.Exit(2) from None

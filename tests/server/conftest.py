@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from server_helpers import RedisProcess, ServerProcess, start_redis
 
-from estimation.server.pgcluster import ThrowawayCluster, create_database
+from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
 
 PG_HELP = ("PostgreSQL is needed for the server tests and was not found: run `bash scripts/test.sh` as root "
            "(it installs the postgresql package), or set TEST_DATABASE_URL=postgresql+asyncpg://...")

@@ -14,7 +14,7 @@ import pytest
 import websockets
 from server_helpers import Api, Player, ServerProcess, query, run
 
-from estimation.server import names
+from estimation.server.access import names
 
 SURROGATE_BODIES = [
     ("/api/guests", '{"name":"\\ud800x"}'),

@@ -14,7 +14,7 @@ import pytest
 from server_helpers import Api, Player, ServerProcess, run
 
 from estimation import new_game
-from estimation.server.bot_pool import BotPool, bot_seed
+from estimation.server.table.bot_pool import BotPool, bot_seed
 
 
 def _pid(_view: dict[str, Any]) -> int:

@@ -29,10 +29,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis import Redis
 from server_helpers import RedisProcess, ledger_totals, query
 
-from estimation.server.bus import table_topic
-from estimation.server.cluster import HAPROXY_HELP, LocalCluster, Worker, find_haproxy
-from estimation.server.ownership import postgres_dsn
-from estimation.server.pgcluster import create_database
+from estimation.server.cluster.bus import table_topic
+from estimation.server.cluster.launcher import HAPROXY_HELP, LocalCluster, Worker, find_haproxy
+from estimation.server.cluster.ownership import postgres_dsn
+from estimation.server.cluster.pgcluster import create_database
 
 #: Short leases so a dead worker's tables come back quickly; health checks every 250 ms.
 LEASE = 2.0

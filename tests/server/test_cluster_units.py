@@ -16,13 +16,13 @@ import pytest
 from server_helpers import ROOT
 
 from estimation.server import Settings
-from estimation.server.bus import InMemoryBus
-from estimation.server.bus_choice import open_bus
-from estimation.server.cluster import HAPROXY_HELP, Backend, find_haproxy, haproxy_config
+from estimation.server.cluster.bus import InMemoryBus
+from estimation.server.cluster.bus_choice import open_bus
+from estimation.server.cluster.launcher import HAPROXY_HELP, Backend, find_haproxy, haproxy_config
+from estimation.server.cluster.ownership import Ownership
+from estimation.server.cluster.pgcluster import create_database
 from estimation.server.hub import Hub
-from estimation.server.ownership import Ownership
-from estimation.server.pgcluster import create_database
-from estimation.server.social import Social
+from estimation.server.social.service import Social
 
 
 def test_haproxy_config_is_valid(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from estimation.server.connection import Connection
-from estimation.server.eager import Started, eager_future, start_now
+from estimation.server.table.connection import Connection
+from estimation.server.table.eager import Started, eager_future, start_now
 
 
 def run(coro: Any) -> Any:

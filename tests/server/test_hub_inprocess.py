@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, text
 
-from estimation.server import Settings, auth
+from estimation.server import Settings
+from estimation.server.access import auth
 from estimation.server.hub import EVICT_PER_TURN, Hub
-from estimation.server.models import Result, Table
-from estimation.server.social import Social
+from estimation.server.social.service import Social
+from estimation.server.storage.models import Result, Table
 
 
 def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]]) -> None:
@@ -163,7 +164,7 @@ def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path,
                                                               caplog: pytest.LogCaptureFixture) -> None:
     """Every plain action that arrives while a batch is written waits for it: /api/health shows the
     longest batch and counts those over ``SLOW_BATCH``, and the log says when one happened."""
-    from estimation.server.journal import SLOW_BATCH, JournalRow
+    from estimation.server.table.journal import SLOW_BATCH, JournalRow
 
     async def body(hub: Hub) -> None:
         journal = hub.journal
@@ -193,8 +194,8 @@ def test_the_sql_store_commits_a_change_only_at_the_version_it_started_from(
     """A second commit from the same version (what a second owner of the table would write) is refused with
     ``StaleVersion``, through the journal (a plain action) and through a transaction of the table's own, on
     both databases; the first one's row stays."""
-    from estimation.server.reducer import Act, BotAct, Leave, reduce
-    from estimation.server.store import Change, StaleVersion
+    from estimation.server.table.reducer import Act, BotAct, Leave, reduce
+    from estimation.server.table.store import Change, StaleVersion
 
     url = database_url_factory(kind)
 

@@ -14,7 +14,7 @@ import pytest
 from server_helpers import Api, Player, ServerProcess, parse_metrics, run
 
 from estimation.server import Settings, create_app
-from estimation.server.metrics import MetricsServer
+from estimation.server.ops.metrics import MetricsServer
 
 NAMED = ("estimation_tables", "estimation_sockets", "estimation_connections", "estimation_actions_total",
          "estimation_commit_seconds", "estimation_commit_failures_total", "estimation_journal_batches_total",

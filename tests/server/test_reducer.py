@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from estimation.server.reducer import (
+from estimation.server.table.reducer import (
     Abandon,
     Act,
     BotAct,

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from server_helpers import ServerProcess
 
-from estimation.server.auth import hash_token
-from estimation.server.models import utcnow
-from estimation.server.ratelimit import RestRateLimit, VerifiedTokens
+from estimation.server.access.auth import hash_token
+from estimation.server.access.ratelimit import RestRateLimit, VerifiedTokens
+from estimation.server.storage.models import utcnow
 
 
 @pytest.fixture(scope="module")

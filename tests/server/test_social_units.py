@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from estimation.server.bus import LOBBY, InMemoryBus, table_topic, user_topic
-from estimation.server.chat import PHRASES, ChatError, ChatLimiter, clean_text
-from estimation.server.db import make_engine, migrate, sessionmaker
-from estimation.server.leaderboard import DAYS, MIN_GAMES, Boards, leaderboard, window_query
-from estimation.server.models import Account, Result, Table, utcnow
+from estimation.server.cluster.bus import LOBBY, InMemoryBus, table_topic, user_topic
+from estimation.server.social.chat import PHRASES, ChatError, ChatLimiter, clean_text
+from estimation.server.social.leaderboard import DAYS, MIN_GAMES, Boards, leaderboard, window_query
+from estimation.server.storage.database import make_engine, migrate, sessionmaker
+from estimation.server.storage.models import Account, Result, Table, utcnow
 
 # --- the bus ------------------------------------------------------------------------------------------
 
@@ -243,7 +243,7 @@ def test_sqlite_rankings_are_read_off_the_event_loops_thread(tmp_path: Any) -> N
     at a million games) is read through an engine of its own whose statements run in a thread."""
     from estimation.server import Settings
     from estimation.server.hub import Hub
-    from estimation.server.social import Social
+    from estimation.server.social.service import Social
 
     async def main() -> None:
         hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"), Social)

@@ -12,8 +12,8 @@ from pathlib import Path
 import aiosqlite
 from sqlalchemy import text
 
-from estimation.server.db import make_engine, sessionmaker
-from estimation.server.sqlite_inline import AsyncSQLiteConnection
+from estimation.server.storage.database import make_engine, sessionmaker
+from estimation.server.storage.sqlite_inline import AsyncSQLiteConnection
 
 
 def test_the_engine_runs_on_inline_connections_with_no_thread(tmp_path: Path) -> None:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from estimation.server.bot_pool import BotPool
 from estimation.server.config import Settings
-from estimation.server.hints import HintPool
-from estimation.server.reducer import Rules, SeatState, TableState
-from estimation.server.store import MemoryTableStore, StaleVersion
-from estimation.server.tables import TableError, TableRuntime, runtime_of
+from estimation.server.table.bot_pool import BotPool
+from estimation.server.table.hints import HintPool
+from estimation.server.table.reducer import Rules, SeatState, TableState
+from estimation.server.table.runtime import TableError, TableRuntime, runtime_of
+from estimation.server.table.store import MemoryTableStore, StaleVersion
 
 
 class Host:

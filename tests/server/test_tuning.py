@@ -7,7 +7,7 @@ import gc
 import sys
 import weakref
 
-from estimation.server import tuning
+from estimation.server.ops import tuning
 
 
 class Node:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from estimation.server.auth import account_for_token, create_guest, hash_token, open_session
+from estimation.server.access.auth import account_for_token, create_guest, hash_token, open_session
 from estimation.server.config import Settings
-from estimation.server.db import make_engine, migrate, sessionmaker
-from estimation.server.history import outcome
-from estimation.server.models import Session
+from estimation.server.storage.database import make_engine, migrate, sessionmaker
+from estimation.server.storage.history import outcome
+from estimation.server.storage.models import Session
 
 
 def test_migrations_create_the_schema_once_and_sessions_expire(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_a_seats_copy_is_equal_and_separate_for_every_field() -> None:
     be lost on every rollback, so each field is set to a value unlike its default and compared."""
     import dataclasses
 
-    from estimation.server.tables import SeatState
+    from estimation.server.table.runtime import SeatState
 
     seat = SeatState()
     for f in dataclasses.fields(SeatState):

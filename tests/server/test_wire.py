@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 import estimation
-from estimation.server.wire import PublicViewText, dumps, join_objects, loads
+from estimation.server.jsontext import dumps, loads
+from estimation.server.table.wire import PublicViewText, join_objects
 from estimation.views import seat_part
 
 

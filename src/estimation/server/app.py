@@ -17,15 +17,17 @@ from starlette.responses import Response
 
 from .. import __version__
 from ..web.mount import mount_web
-from . import accounts, calc, chat, leaderboard, social
+from .access.ratelimit import RestRateLimit
 from .config import Settings
-from .http import BodyGuard, SafeJSONResponse, SecurityHeaders
 from .hub import Hub
-from .lobby import router
-from .lobby_feed import lobby_socket
-from .ratelimit import RestRateLimit
-from .tables import TableError
-from .ws import table_socket
+from .routes import calc
+from .routes.http import BodyGuard, SafeJSONResponse, SecurityHeaders
+from .routes.lobby import router
+from .routes.table_socket import table_socket
+from .social import accounts, chat, leaderboard
+from .social import service as social
+from .social.lobby_feed import lobby_socket
+from .table.runtime import TableError
 
 DESCRIPTION = """The Estimation game server: a lobby over REST (this document) and tables over a WebSocket at
 `/ws/tables/{table_id}` (messages in docs/protocol.md). Sign in with `/api/guests`, `/api/accounts` or

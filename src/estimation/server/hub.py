@@ -23,21 +23,22 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
-from . import auth, tuning
-from .bot_pool import BotPool
-from .bus import Bus
-from .bus_choice import open_bus
+from .access import auth
+from .access.ratelimit import Buckets, VerifiedTokens
+from .cluster.bus import Bus
+from .cluster.bus_choice import open_bus
+from .cluster.ownership import Busy, Ownership
 from .config import Settings
-from .connection import Connection, Sockets
-from .db import make_engine, migrate, sessionmaker
-from .hints import HintPool
-from .journal import Journal
-from .metrics import MeteredStore, Metrics, MetricsServer
-from .models import Seat, Table, TableOwner, utcnow
-from .ownership import Busy, Ownership
-from .ratelimit import Buckets, VerifiedTokens
-from .store import Fenced, SqlTableStore, TableMoved, TableStore
-from .tables import Rules, SeatState, TableError, TableRuntime, runtime_of
+from .ops import tuning
+from .ops.metrics import MeteredStore, Metrics, MetricsServer
+from .storage.database import make_engine, migrate, sessionmaker
+from .storage.models import Seat, Table, TableOwner, utcnow
+from .table.bot_pool import BotPool
+from .table.connection import Connection, Sockets
+from .table.hints import HintPool
+from .table.journal import Journal
+from .table.runtime import Rules, SeatState, TableError, TableRuntime, runtime_of
+from .table.store import Fenced, SqlTableStore, TableMoved, TableStore
 
 log = logging.getLogger("estimation.server")
 

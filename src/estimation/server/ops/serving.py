@@ -1,0 +1,120 @@
+"""How `estimation serve` runs uvicorn: trusted proxies, limits and timeouts, and two small protocol guards.
+
+uvicorn has settings for most of what a server facing the internet needs, and they are set here: forwarded
+headers are believed only from ``Settings.trusted_proxies`` (uvicorn believes loopback by default, so any
+local process, or a proxy that passes the header on, could pick its own address and with it its own rate
+limit), an idle keep-alive connection closes after ``keep_alive_seconds``, a request's headers may be at
+most 16 KiB, a WebSocket message at most ``ws_max_size``.
+
+Two things uvicorn does not do, done by subclassing its protocols:
+
+- a deadline for a request's headers (``header_timeout``): uvicorn waits for ever for a client that opens a
+  connection and sends its headers a byte at a time, or nothing at all (500 such connections stayed open);
+- closing a connection whose peer does not read: uvicorn's ``transport.close()`` waits for the write buffer
+  to drain, which never happens when the client never reads, so the socket and its buffer stayed until the
+  client hung up. Here a close gives the peer ``CLOSE_GRACE`` seconds to take what is buffered, then aborts.
+
+(A request's *body* has its deadline in the app: :class:`.http.BodyGuard`.) docs/deploy.md says what a
+reverse proxy in front must add.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, cast
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from ..config import Settings
+
+#: Seconds a closing connection's peer has to read what is still buffered before the socket is aborted.
+CLOSE_GRACE = 5.0
+#: Largest request head (request line and headers) uvicorn's h11 parser accepts.
+MAX_HEAD_BYTES = 16 * 1024
+
+
+class ClosingTransport:
+    """A transport whose ``close()`` is final: the peer has ``grace`` seconds to read what is buffered,
+    then the connection is aborted. Everything else is the wrapped transport's."""
+
+    def __init__(self, transport: asyncio.Transport, grace: float) -> None:
+        self._transport = transport
+        self._grace = grace
+        self._abort: asyncio.TimerHandle | None = None
+
+    def close(self) -> None:
+        self._transport.close()
+        if self._abort is None and self._transport.get_write_buffer_size() > 0:
+            self._abort = asyncio.get_running_loop().call_later(self._grace, self._transport.abort)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+class GuardedHttp(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a deadline for each request's headers, and closes that close."""
+
+    header_timeout = 10.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(cast(asyncio.Transport, ClosingTransport(transport, CLOSE_GRACE)))
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._arm()  # the first request's headers are due from now (a client that sends nothing too)
+
+    def _arm(self) -> None:
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.header_timeout, self._head_too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.abort()  # nothing of theirs is being answered: no goodbye owed
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()  # a later request on a keep-alive connection: its headers are due from its first byte
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        self._disarm()
+        super().handle_websocket_upgrade()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+class GuardedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol whose closes close, even when the peer never reads (see above)."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        wrapped = transport if isinstance(transport, ClosingTransport) else ClosingTransport(
+            cast(asyncio.Transport, transport), CLOSE_GRACE)
+        super().connection_made(cast(asyncio.Transport, wrapped))
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of ``uvicorn.run`` for these settings (with the app, host, port and log)."""
+    GuardedHttp.header_timeout = settings.header_timeout
+    trusted = settings.trusted_proxies.strip()
+    return {
+        "http": GuardedHttp,
+        "ws": GuardedWebSocket,
+        "proxy_headers": bool(trusted),
+        "forwarded_allow_ips": trusted or "",
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
+        "ws_max_size": settings.ws_max_size,
+        "ws_ping_interval": 20,
+        "ws_ping_timeout": 20,
+        "server_header": False,
+    }

@@ -1,0 +1,164 @@
+"""The live lobby: a WebSocket at ``/ws/lobby`` that pushes the public tables as they change.
+
+On connect the client gets ``lobby``, every public table that is open or in play (who sits where, the
+rules, a quick-play table's wait for bots); then ``table`` for each table that appears or changes (seats,
+status) and ``table_removed`` when one finishes or is abandoned. The changes come from the :mod:`.bus`'s
+lobby topic. A client may say ``hello`` with its token to also get its own topic on this socket (rematch
+offers, mutes, silences), and ``ping``. Nothing a client sends changes anything.
+
+When the bus may have lost lobby changes (a Redis bus that reconnected, or saw a gap), the socket gets
+``resync`` and then a fresh ``lobby``: one snapshot per process for all its lobby sockets, not one each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..access.auth import session_for_token
+from ..cluster.bus import LOBBY, RESYNC, Message, Subscription, client_resync, user_topic
+from ..jsontext import loads
+from ..routes.table_socket import error
+from ..storage.models import Seat, Table
+from ..table.connection import Connection
+from .service import lobby_entry
+
+if TYPE_CHECKING:
+    from ..hub import Hub
+
+log = logging.getLogger("estimation.server")
+
+#: At most this many tables of each status in the first ``lobby`` message.
+SNAPSHOT_TABLES = 200
+#: The snapshot being read for the lobby sockets that resync, per hub (one read for all of them).
+_resyncing: weakref.WeakKeyDictionary[Hub, asyncio.Task[list[dict[str, Any]]]] = weakref.WeakKeyDictionary()
+
+
+async def snapshot(hub: Hub) -> list[dict[str, Any]]:
+    """The public open and playing tables, newest first, as the lobby shows them."""
+    out: list[dict[str, Any]] = []
+    async with hub.session() as db:
+        rows: list[Table] = []
+        for status in ("open", "playing"):
+            rows.extend((await db.scalars(select(Table)
+                                          .where(Table.status == status, Table.private.is_(False))
+                                          .order_by(Table.id.desc()).limit(SNAPSHOT_TABLES))).all())
+        ids = [r.id for r in rows]
+        seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
+    by_table: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
+        by_table[s.table_id].append({"seat": s.seat, "name": s.name, "account_id": s.account_id,
+                                     "bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left})
+    for r in rows:
+        runtime = hub.runtimes.get(r.id)
+        if runtime is not None:  # memory is ahead of nothing: a runtime's public facts are committed ones
+            public = runtime.public()
+        else:
+            public = {"id": r.id, "ruleset": r.ruleset, "length": r.length, "stake": r.stake,
+                      "private": r.private, "bot_level": r.bot_level, "turn_seconds": r.turn_seconds,
+                      "status": r.status, "version": r.version, "pot": r.pot, "payout": None,
+                      "seats": by_table[r.id]}
+        out.append(lobby_entry(public, hub.social.bots_at.get(r.id)))
+    return out
+
+
+def resend_snapshot(hub: Hub, conn: Connection) -> None:
+    """Send ``conn`` a fresh ``lobby`` once it is read; the sockets that ask in the same turn share it."""
+    task = _resyncing.get(hub)
+    if task is None or task.done():
+        task = _resyncing[hub] = asyncio.create_task(snapshot(hub))
+
+    def send(done: asyncio.Task[list[dict[str, Any]]]) -> None:
+        if done.cancelled():
+            return
+        if done.exception() is not None:
+            log.warning("lobby: the snapshot for a resync failed: %r", done.exception())
+        elif not conn.closed:
+            conn.send({"type": "lobby", "tables": done.result()})
+
+    task.add_done_callback(send)
+
+
+async def lobby_socket(ws: WebSocket) -> None:
+    hub: Hub = ws.app.state.hub
+    await ws.accept()
+    settings = hub.settings
+    # Bounded like a table socket (its queue in bytes and time, its address's and player's caps) and ended
+    # like one when its session ends: see connection.py and ws.py.
+    conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst,
+                      settings.send_queue_bytes, settings.send_timeout)
+    if not hub.sockets.admit(conn, ws.client.host if ws.client else "?"):
+        conn.kick(error("too_many_connections",
+                        f"at most {hub.sockets.per_address} sockets from one address"))
+        await conn.finish()
+        return
+
+    def deliver(topic: str, message: Message) -> None:
+        if message.get("type") == RESYNC:
+            conn.send(client_resync(topic))
+            if topic == LOBBY:
+                resend_snapshot(hub, conn)
+            return
+        conn.send(message)
+
+    subs: list[Subscription] = [hub.bus.subscribe(LOBBY, deliver)]
+    try:
+        conn.send({"type": "lobby", "tables": await snapshot(hub)})
+        while not conn.closed:
+            frame = await conn.receive()
+            if frame is None or frame["type"] == "websocket.disconnect":
+                break
+            if conn.expired():
+                conn.kick(error("session_expired", "your session has expired: sign in again"))
+                break
+            if not conn.limiter.allow():
+                conn.violations += 1
+                conn.send(error("rate_limited", "too many messages: slow down"))
+                if conn.violations > settings.max_violations:
+                    break
+                continue
+            text = frame.get("text")
+            if text is None or len(text) > settings.max_message_bytes:
+                conn.send(error("bad_message", "send JSON text frames of at most "
+                                               f"{settings.max_message_bytes} bytes"))
+                continue
+            try:
+                msg = loads(text)
+            except (ValueError, RecursionError):
+                conn.send(error("bad_json", "not valid JSON"))
+                continue
+            kind = msg.get("type") if isinstance(msg, dict) else None
+            request_id = msg.get("id") if isinstance(msg, dict) else None
+            if kind == "ping":
+                conn.send({"type": "pong", "id": request_id if isinstance(request_id, str) else None})
+            elif kind == "hello":
+                token = msg.get("token")
+                if len(subs) > 1 or not isinstance(token, str) or len(token) > 200:
+                    conn.send(error("bad_message", 'hello once, with a string "token"', request_id))
+                    continue
+                async with hub.session() as db:
+                    found = await session_for_token(db, token)
+                if found is None:
+                    conn.send(error("unauthorized", "unknown or expired token: sign in again", request_id))
+                    continue
+                session, account = found
+                if not hub.sockets.sign_in(conn, account.id, session.token_hash, session.expires_at):
+                    conn.send(error("too_many_connections", f"at most {hub.sockets.per_player} sockets per "
+                                                            "player: close one first", request_id))
+                    continue
+                subs.append(hub.bus.subscribe(user_topic(account.id), deliver))
+                conn.send({"type": "welcome", "protocol": "estimation-lobby/1", "account_id": account.id})
+            else:
+                conn.send(error("unknown_type", 'the lobby socket takes "hello" and "ping"', request_id))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        for sub in subs:
+            sub.close()
+        hub.sockets.remove(conn)
+        await conn.finish()

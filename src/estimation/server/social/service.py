@@ -1,0 +1,489 @@
+"""Players together: quick play, rematch, profiles, and what the bus carries about tables (the live lobby's
+changes, who is connected).
+
+:class:`Social` is the process's share of it, one per :class:`~.hub.Hub`: the chat limiter, the quick-play
+tables' bot timers, and the publishing of table changes on the :mod:`.bus`. The REST routes are in
+``router``; the table socket uses :class:`~.chat.Link`, the lobby socket :mod:`.lobby_feed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field
+from sqlalchemy import case, delete, func, or_, select, update
+
+from ...rulesets import RULESETS
+from ...rulesets.egyptian import BADGE_WINS
+from ..cluster.bus import LOBBY, table_topic, user_topic
+from ..routes.lobby import (
+    Creds,
+    GameOut,
+    HubDep,
+    Me,
+    PlayerId,
+    Strict,
+    TableId,
+    TableOut,
+    _account_id,
+    _not_seated_elsewhere,
+    _table_out,
+)
+from ..storage import history
+from ..storage.database import sessionmaker
+from ..storage.models import Account, RematchReply, Seat, Table, utcnow
+from ..table.runtime import TableError, no_such_table
+from .chat import ChatLimiter
+from .leaderboard import Boards, reader_engine
+
+if TYPE_CHECKING:
+    from ..hub import Hub
+    from ..table.connection import Connection
+    from ..table.runtime import TableRuntime
+
+log = logging.getLogger("estimation.server")
+
+#: The events that change what the lobby shows of a table (an action changes nothing there).
+LOBBY_KINDS = frozenset({"join", "start", "leave", "over", "abandoned", "away", "created"})
+
+
+def lobby_entry(public: dict[str, Any], bots_at: dt.datetime | None) -> dict[str, Any]:
+    """A table as the live lobby shows it: the public facts without the turn clock, and a quick-play
+    table's wait for bots."""
+    entry = {k: v for k, v in public.items() if k != "clock"}
+    entry["quickplay"] = bots_at is not None
+    entry["bots_in_ms"] = _ms_until(bots_at) if bots_at is not None and public["status"] == "open" else None
+    return entry
+
+
+def _ms_until(at: dt.datetime) -> int:
+    return max(0, round((at - utcnow()).total_seconds() * 1000))
+
+
+def _iso(at: dt.datetime) -> str:
+    return at.isoformat() + "Z"
+
+
+def social_of(hub: Hub) -> Social:
+    """The hub's social part as this module built it (``create_app`` hands :class:`Social` to the hub)."""
+    social = hub.social
+    assert isinstance(social, Social)
+    return social
+
+
+class Social:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        settings = hub.settings
+        self.chat_limiter = ChatLimiter(settings.chat_rate_per_second, settings.chat_burst)
+        #: Rankings are read through an engine that never runs a statement on the event loop's thread.
+        self.reader = reader_engine(hub.engine)
+        self.boards = Boards(sessionmaker(self.reader), settings.leaderboard_cache_seconds)
+        #: Quick-play tables still open: when their bots come, and the task that brings them.
+        self.bots_at: dict[int, dt.datetime] = {}
+        self._timers: dict[int, asyncio.Task[None]] = {}
+        self._quick: dict[tuple[str, str], asyncio.Lock] = {}
+        self._rematch: dict[int, asyncio.Lock] = {}
+
+    async def start(self) -> None:
+        """Quick-play tables that were waiting when the process stopped get their timers back."""
+        async with self.hub.session() as db:
+            rows = (await db.execute(select(Table.id, Table.bots_at).where(
+                Table.status == "open", Table.bots_at.is_not(None)))).all()
+        for table_id, at in rows:
+            if at is not None:
+                self.schedule_bots(int(table_id), at)
+
+    async def stop(self) -> None:
+        for task in self._timers.values():
+            task.cancel()
+        self._timers.clear()
+        if self.reader is not self.hub.engine:
+            await self.reader.dispose()
+
+    async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
+        return await self.boards.page(ruleset, by, limit, offset)  # type: ignore[arg-type]
+
+    def chat_wait(self, account_id: int) -> float:
+        return self.chat_limiter.allow(account_id)
+
+    # --- the bus ------------------------------------------------------------------------------------
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+        """Called after every committed change of a table: the lobby hears of seat and status changes."""
+        if not any(e.get("kind") in LOBBY_KINDS for e in events):
+            return
+        if runtime.status != "open":
+            self._cancel(runtime.id)
+        if runtime.rules.private:
+            return
+        if runtime.status in ("open", "playing"):
+            self.hub.bus.publish(LOBBY, {"type": "table", "table": lobby_entry(
+                runtime.public(), self.bots_at.get(runtime.id))})
+        else:
+            self.hub.bus.publish(LOBBY, {"type": "table_removed", "id": runtime.id, "status": runtime.status})
+
+    def presence_changed(self, table_id: int) -> None:
+        """Who is connected to a table (this process's sockets), on its topic."""
+        runtime = self.hub.runtimes.get(table_id)
+        if runtime is None:
+            return
+        seats = [False] * 4
+        spectators = 0
+        for conn in runtime.conns:
+            if conn.closed:
+                continue
+            if conn.seat is None:
+                spectators += 1
+            else:
+                seats[conn.seat] = True
+        self.hub.bus.publish(table_topic(table_id), {"type": "presence", "table_id": table_id,
+                                                     "seats": seats, "spectators": spectators})
+
+    def greet(self, conn: Connection, table_id: int) -> None:
+        """What a socket that just said hello needs besides the game: a quick-play table's wait."""
+        at = self.bots_at.get(table_id)
+        if at is not None:
+            conn.send(self._quickplay_message(table_id, at))
+
+    @staticmethod
+    def _quickplay_message(table_id: int, at: dt.datetime) -> dict[str, Any]:
+        return {"type": "quickplay", "table_id": table_id, "bots_at": _iso(at), "bots_in_ms": _ms_until(at)}
+
+    # --- quick play ---------------------------------------------------------------------------------
+    def schedule_bots(self, table_id: int, at: dt.datetime) -> None:
+        self._cancel(table_id)
+        self.bots_at[table_id] = at
+        self._timers[table_id] = asyncio.create_task(self._bots_later(table_id, at))
+
+    def _cancel(self, table_id: int) -> None:
+        self.bots_at.pop(table_id, None)
+        task = self._timers.pop(table_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    async def _bots_later(self, table_id: int, at: dt.datetime) -> None:
+        await asyncio.sleep(max(0.0, (at - utcnow()).total_seconds()))
+        try:
+            runtime = await self.hub.held(table_id)  # a cluster: the table's owner seats them
+            if runtime is not None and runtime.status == "open" and self.bots_at.get(table_id) == at:
+                self._timers.pop(table_id, None)
+                self.bots_at.pop(table_id, None)
+                with contextlib.suppress(TableError):  # started or abandoned meanwhile
+                    await runtime.fill_with_bots(runtime.created_by)
+        except Exception:
+            log.exception("quick play: seating bots at table %s failed", table_id)
+
+    async def quickplay(self, me: Account, ruleset: str, length: str) -> tuple[TableRuntime, int, bool]:
+        """Seat ``me`` at the fullest open quick-play table of these rules, or at a new one; the runtime,
+        the seat, and whether the table was made for this request."""
+        lock = self._quick.setdefault((ruleset, length), asyncio.Lock())
+        async with self.hub.seating(me.id), lock:
+            live = await self.hub.live_table(me.id)
+            if live is not None:
+                runtime = await self.hub.get(live)
+                if (runtime is not None and runtime.status == "open" and live in self.bots_at
+                        and runtime.rules.ruleset == ruleset and runtime.rules.length == length):
+                    seat = next(i for i, s in enumerate(runtime.seats) if s.account_id == me.id)
+                    return runtime, seat, False
+                await _not_seated_elsewhere(self.hub, me.id, None)
+            async with self.hub.session() as db:
+                taken = func.sum(case((or_(Seat.account_id.is_not(None), Seat.is_bot), 1), else_=0))
+                candidates = (await db.execute(
+                    select(Table.id).join(Seat, Seat.table_id == Table.id)
+                    .where(Table.status == "open", Table.private.is_(False), Table.stake == 0,
+                           Table.bots_at.is_not(None), Table.ruleset == ruleset, Table.length == length)
+                    .group_by(Table.id).order_by(taken.desc(), Table.id).limit(20))).scalars().all()
+            for table_id in candidates:
+                runtime = await self.hub.get(table_id)
+                if runtime is None or runtime.status != "open":
+                    continue
+                try:
+                    seat = await runtime.join(me.id, me.name, me.is_guest, None, False, None)
+                except TableError:
+                    continue
+                await self._after_quick_join(runtime)
+                return runtime, seat, False
+            runtime = await self.hub.create_table(me.id, ruleset, length, 0, False, [],
+                                                  self.hub.settings.quickplay_bot_level, 60)
+            seat = await runtime.join(me.id, me.name, me.is_guest, None, False, None)
+            await self._after_quick_join(runtime)
+            return runtime, seat, True
+
+    async def _after_quick_join(self, runtime: TableRuntime) -> None:
+        """A person came: the wait for bots starts again (unless that filled the table)."""
+        if runtime.status != "open":
+            return
+        at = utcnow() + dt.timedelta(seconds=self.hub.settings.quickplay_wait_seconds)
+        async with self.hub.session() as db, db.begin():
+            await db.execute(update(Table).where(Table.id == runtime.id).values(bots_at=at)
+                             .execution_options(synchronize_session=False))
+        self.schedule_bots(runtime.id, at)
+        self.hub.bus.publish(table_topic(runtime.id), self._quickplay_message(runtime.id, at))
+        self.hub.bus.publish(LOBBY, {"type": "table", "table": lobby_entry(runtime.public(), at)})
+
+    # --- rematch ------------------------------------------------------------------------------------
+    async def rematch(self, me: Account, table_id: int, stake: bool) -> tuple[TableRuntime, int, bool]:
+        """Make (or find) the rematch of a finished table and seat ``me`` in their old seat there."""
+        async with self.hub.session() as db:
+            old = await db.get(Table, table_id)
+            seats = (await db.scalars(select(Seat).where(Seat.table_id == table_id)
+                                      .order_by(Seat.seat))).all()
+        if old is None:
+            raise no_such_table()
+        mine = next((s.seat for s in seats if s.account_id == me.id), None)
+        if mine is None:
+            if old.private and old.created_by != me.id:
+                raise no_such_table()  # to an outsider a private table is not there at all
+            raise HTTPException(403, "only the table's players can ask for a rematch")
+        if old.status != "finished":
+            raise HTTPException(409, "the game is not finished")
+        created = False
+        async with self._rematch.setdefault(table_id, asyncio.Lock()):
+            async with self.hub.session() as db:
+                new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
+                gone = new_id is not None and await db.scalar(
+                    select(Table.status).where(Table.id == new_id)) == "abandoned"
+            if gone:  # nobody came to the last one (or it was closed unfilled): a new rematch, new answers
+                async with self.hub.session() as db, db.begin():
+                    await db.execute(delete(RematchReply).where(RematchReply.table_id == table_id))
+            if new_id is None or gone:
+                await _not_seated_elsewhere(self.hub, me.id, None)
+                bots = [s.seat for s in seats if s.is_bot and s.account_id is None]
+                runtime = await self.hub.create_table(
+                    me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
+                async with self.hub.session() as db, db.begin():
+                    won = await db.execute(update(Table)
+                                           .where(Table.id == table_id, Table.rematch_id.is_not_distinct_from(
+                                               new_id))
+                                           .values(rematch_id=runtime.id)
+                                           .execution_options(synchronize_session=False))
+                    made = won.rowcount == 1  # type: ignore[attr-defined]
+                    if not made:  # another process made it first
+                        new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
+                if made:
+                    new_id, created = runtime.id, True
+                else:
+                    await runtime.abandon("a rematch was made elsewhere")
+        runtime_or_none = await self.hub.get(int(new_id or 0))
+        if runtime_or_none is None:
+            raise HTTPException(404, "the rematch table is gone")
+        runtime = runtime_or_none
+        seat = next((i for i, s in enumerate(runtime.seats) if s.account_id == me.id and not s.left), None)
+        if seat is None:
+            if runtime.status != "open":
+                raise HTTPException(409, "the rematch has started without you" if runtime.status == "playing"
+                                    else "the rematch is over")
+            async with self.hub.seating(me.id):
+                await _not_seated_elsewhere(self.hub, me.id, runtime.id)
+                seat = await runtime.join(me.id, me.name, me.is_guest, mine, stake and not me.is_guest,
+                                          runtime.rules.invite_code)
+        await self._reply(table_id, me.id, "accept", runtime.id)
+        return runtime, seat, created
+
+    async def decline(self, me: Account, table_id: int) -> None:
+        async with self.hub.session() as db:
+            player = await db.scalar(select(Seat.seat).where(Seat.table_id == table_id,
+                                                             Seat.account_id == me.id))
+            new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
+        if player is None:
+            raise HTTPException(403, "only the table's players can answer a rematch")
+        if new_id is not None:
+            runtime = await self.hub.get(int(new_id))
+            if runtime is not None and runtime.status == "open" and any(
+                    s.account_id == me.id for s in runtime.seats):
+                await runtime.leave(me.id)
+        await self._reply(table_id, me.id, "decline", None if new_id is None else int(new_id))
+
+    async def _reply(self, table_id: int, account_id: int, reply: str, new_id: int | None) -> None:
+        async with self.hub.session() as db, db.begin():
+            row = await db.get(RematchReply, (table_id, account_id))
+            if row is None:
+                db.add(RematchReply(table_id=table_id, account_id=account_id, reply=reply,
+                                    created_at=utcnow()))
+            else:
+                row.reply, row.created_at = reply, utcnow()
+        state = await self.rematch_state(table_id)
+        message = {"type": "rematch", "from_table": table_id, "table_id": new_id, "by": account_id,
+                   "reply": reply, "players": state["players"]}
+        self.hub.bus.publish(table_topic(table_id), message)
+        for p in state["players"]:
+            self.hub.bus.publish(user_topic(p["account_id"]), message)
+
+    async def rematch_state(self, table_id: int, viewer: int | None = None) -> dict[str, Any]:
+        """A finished table's rematch; asked for by ``viewer``, a private table's only to its people."""
+        async with self.hub.session() as db:
+            row = await db.get(Table, table_id)
+            if row is None:
+                raise no_such_table()
+            seats = (await db.execute(select(Seat.seat, Seat.account_id, Account.name)
+                                      .join(Account, Account.id == Seat.account_id)
+                                      .where(Seat.table_id == table_id).order_by(Seat.seat))).all()
+            if (viewer is not None and row.private and viewer != row.created_by
+                    and viewer not in {a for _s, a, _n in seats}):
+                raise no_such_table()
+            replies = dict((await db.execute(select(RematchReply.account_id, RematchReply.reply)
+                                             .where(RematchReply.table_id == table_id))).all())
+        return {"from_table": table_id, "table_id": row.rematch_id, "players": [
+            {"seat": s, "account_id": a, "name": n, "reply": replies.get(a or 0)} for s, a, n in seats]}
+
+
+# --- REST ----------------------------------------------------------------------------------------------
+router = APIRouter(prefix="/api")
+
+
+class QuickPlayIn(Strict):
+    ruleset: Annotated[str, Field(max_length=32, examples=["egyptian"])] = "koutchina"
+    length: Annotated[str | None, Field(max_length=32, examples=["standard"])] = None
+
+
+class QuickPlayOut(BaseModel):
+    seat: int
+    created: bool = Field(description="Whether the table was made for this request.")
+    bots_at: str | None = Field(description="When bots take the empty seats if nobody else comes (UTC); "
+                                            "null once the table has started.")
+    bots_in_ms: int | None = Field(description="The same, as milliseconds from now.")
+    table: TableOut
+
+
+class RematchIn(Strict):
+    stake: bool = Field(True, description="At a staked table: stake again (accounts only).")
+
+
+class RematchPlayer(BaseModel):
+    seat: int
+    account_id: int
+    name: str
+    reply: str | None = Field(description="accept, decline, or null (no answer yet).")
+
+
+class RematchStateOut(BaseModel):
+    from_table: int
+    table_id: int | None = Field(description="The rematch table, once somebody asked for it.")
+    players: list[RematchPlayer]
+
+
+class RematchOut(BaseModel):
+    seat: int
+    created: bool
+    table: TableOut
+    rematch: RematchStateOut
+
+
+class LevelOut(BaseModel):
+    points: int = Field(description="Egyptian level points: 30 a win, 10 a draw, 4 a loss (a leaver's too).")
+    badge: bool = Field(description="Five egyptian wins.")
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class RecentGame(GameOut):
+    replay: str = Field(description="The game's record, for the replay viewer.")
+    chat: str = Field(description="The game's chat.")
+
+
+class ProfileOut(BaseModel):
+    id: int
+    name: str
+    guest: bool
+    moderator: bool
+    deleted: bool
+    level: LevelOut
+    games: int
+    wins: int
+    make_rate: float | None = Field(description="Rounds made / rounds played, 0-1.")
+    average_score: float | None = Field(description="Mean final total, one decimal.")
+    by_ruleset: dict[str, dict[str, int]]
+    recent: list[RecentGame]
+
+
+def _rules(ruleset: str, length: str | None) -> tuple[str, str]:
+    cls = RULESETS.get(ruleset)
+    if cls is None:
+        raise HTTPException(422, f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
+    length = length or cls.default_length
+    if length not in cls.lengths:
+        raise HTTPException(422, f"unknown length {length!r} for {ruleset} (known: {', '.join(cls.lengths)})")
+    return ruleset, length
+
+
+@router.post("/quickplay", tags=["tables"], responses={
+    409: {"description": "Seated at another table."}, 422: {"description": "Unknown ruleset or length."}})
+async def quickplay(body: QuickPlayIn, hub: HubDep, me: Me) -> QuickPlayOut:
+    """Seat me at the fullest open quick-play table of this ruleset and length, or make one. Bots take the
+    seats nobody came for ``bots_in_ms`` after the last person sat down (20 s by default); asking again
+    while seated there answers with the same seat."""
+    ruleset, length = _rules(body.ruleset, body.length)
+    runtime, seat, created = await social_of(hub).quickplay(me, ruleset, length)
+    at = social_of(hub).bots_at.get(runtime.id) if runtime.status == "open" else None
+    return QuickPlayOut(seat=seat, created=created, bots_at=None if at is None else _iso(at),
+                        bots_in_ms=None if at is None else _ms_until(at), table=_table_out(runtime.public()))
+
+
+@router.post("/tables/{table_id}/rematch", tags=["tables"], responses={
+    402: {"description": "Not enough coins to stake."}, 403: {"description": "Not a player of that table."},
+    404: {"description": "No such table."}, 409: {"description": "Not finished, or seated elsewhere."}})
+async def rematch(table_id: TableId, hub: HubDep, me: Me, body: RematchIn | None = None) -> RematchOut:
+    """"Play again" at a finished table: the first player to ask makes a new private table with the same
+    rules for the same people, bots in the bots' seats; each player who asks (accepts) is seated in their
+    old seat. Everyone at the old table and every invited player's sockets get a ``rematch`` message."""
+    runtime, seat, created = await social_of(hub).rematch(me, table_id, (body or RematchIn(stake=True)).stake)
+    creator = runtime.created_by == me.id
+    return RematchOut(seat=seat, created=created,
+                      table=_table_out(runtime.public(), runtime.rules.invite_code if creator else None),
+                      rematch=RematchStateOut(**await social_of(hub).rematch_state(table_id)))
+
+
+@router.post("/tables/{table_id}/rematch/decline", tags=["tables"], responses={
+    403: {"description": "Not a player of that table."}, 404: {"description": "No such table."}})
+async def decline_rematch(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
+    """Decline the rematch (leaving its table if you had accepted and it has not started)."""
+    await social_of(hub).rematch_state(table_id)  # 404 first
+    await social_of(hub).decline(me, table_id)
+    return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
+
+
+@router.get("/tables/{table_id}/rematch", tags=["tables"], responses={404: {"description": "No such table."}})
+async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
+    """The rematch of a finished table: its table once made, and each player's answer."""
+    return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
+
+
+@router.get("/players/{player_id}/profile", tags=["history"],
+            responses={404: {"description": "No such player."}})
+async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
+    """A player's page: level and badge (egyptian), games, wins, make rate, average score, games per ruleset
+    and the ten most recent games with their replays. Games at private tables (a rematch is one) count in
+    the player's own view only."""
+    own = await _account_id(hub, creds) == player_id
+    async with hub.session() as db:
+        account = await db.get(Account, player_id)
+        if account is None:
+            raise HTTPException(404, "no such player")
+        outcomes = await history.outcomes_of(db, player_id, private=own)
+        stats = await history.stats_of(db, player_id, private=own, outcomes=outcomes)
+        per: dict[str, dict[str, int]] = {}
+        for (ruleset, outcome), (n, *_sums) in sorted(outcomes.items()):
+            tally = per.setdefault(ruleset, {"games": 0, "wins": 0})
+            tally["games"] += n
+            tally["wins"] += n if outcome == "win" else 0
+        recent = await history.games_of(db, player_id, 10, 0, private=own)
+    eg = stats["egyptian"]
+    average = stats["average_score"]
+    return ProfileOut(
+        id=account.id, name=account.name, guest=account.is_guest, moderator=account.moderator,
+        deleted=account.deleted_at is not None,
+        level=LevelOut(points=eg["level_points"], badge=eg["wins"] >= BADGE_WINS, games=eg["games"],
+                       wins=eg["wins"], draws=eg["draws"], losses=eg["losses"]),
+        games=stats["games"], wins=stats["wins"], make_rate=stats["make_rate"],
+        average_score=None if average is None else round(float(average), 1),
+        by_ruleset=per,
+        recent=[RecentGame(**g, replay=f"/api/tables/{g['table_id']}/record",
+                           chat=f"/api/tables/{g['table_id']}/chat") for g in recent])
+

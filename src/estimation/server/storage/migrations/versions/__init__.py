@@ -1,0 +1,2 @@
+"""Migration scripts, one per schema change, applied in order by
+:func:`estimation.server.storage.database.migrate`."""

@@ -1,0 +1,468 @@
+"""The table runtime: the one authoritative copy of a table's game, and everything that changes it.
+
+Every change to a table (a seat taken, an action, a timeout, a leaver) goes through a :class:`TableRuntime`
+method that holds the table's ``asyncio.Lock``, so a table is a single-threaded state machine even with
+many connections. Each change takes one path (:meth:`TableRuntime._change`): check and reduce the command
+with the pure :func:`~.reducer.reduce`, await the :class:`~.store.TableStore`'s commit at the version the
+change started from, then adopt the new table and publish (the ack, the next turn, every connection's own
+``Game.view``, the lobby). Memory changes only once the commit is durable, so it never runs ahead of the
+database: a process killed at any moment restarts at the last commit.
+
+How a change is written is the store's business (a plain action through the journal's group commit,
+anything else in a transaction of the table's own, see :mod:`.store`); a restart loads the last snapshot
+and replays the actions journalled after it.
+
+Versions: every commit is one version, carrying a list of public events (never a hand). The last
+``event_buffer`` versions stay in memory for reconnecting clients; older gaps get a full snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import secrets
+from collections import OrderedDict, deque
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...actions import Action
+from ...errors import EstimationError
+from ...game import Game
+from ...views import seat_part
+from ..config import Settings
+from ..jsontext import dumps
+from .bot_pool import BotPool, bot_seed
+from .eager import eager_future
+from .hints import HintPool
+from .reducer import (
+    Abandon,
+    Act,
+    BotAct,
+    Command,
+    Events,
+    Join,
+    Leave,
+    Rules,
+    SeatBots,
+    SeatState,
+    SetAway,
+    TableError,
+    TableState,
+    Unchanged,
+    no_such_table,
+    pot_split,
+    reduce,
+)
+from .store import Change, Fenced, StoredTable, TableMoved, TableStore
+from .wire import PublicViewText, join_objects, update_frames
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("estimation.server")
+
+#: The seats, rules and refusals are the reducer's; other modules know them from here too.
+__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "no_such_table",
+           "runtime_of"]
+
+
+class TableHost(Protocol):
+    """What a table needs of the process that holds it (the :class:`~.hub.Hub`, which imports this module:
+    a table never imports the hub)."""
+
+    settings: Settings
+    store: TableStore
+    hints: HintPool
+    bots: BotPool
+
+    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+        """After every committed change: the lobby and the table's topic hear of it."""
+
+    def retire(self, runtime: TableRuntime) -> None:
+        """The table is over (finished or abandoned)."""
+
+    def lost(self, runtime: TableRuntime) -> None:
+        """Cluster mode: a write was refused by the fence (another worker owns the table now): drop it and
+        send its sockets away."""
+
+
+class TableRuntime:
+    def __init__(self, hub: TableHost, table_id: int, rules: Rules, status: str, version: int, pot: int,
+                 seats: list[SeatState], game: Game | None, created_by: int) -> None:
+        self.hub = hub
+        self.id = table_id
+        self.rules = rules
+        self.status = status
+        self.version = version
+        self.pot = pot
+        self.seats = seats
+        self.game = game
+        self.created_by = created_by
+        self.lock = asyncio.Lock()
+        self.conns: set[Connection] = set()
+        self.buffer: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=hub.settings.event_buffer)
+        #: (seat, action id) -> (version, action text) of the last actions acked, for resends.
+        self.action_ids: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
+        self.timer: asyncio.Task[None] | None = None
+        #: The human turn the clock runs for: (seat, the event loop's time when a bot takes it over).
+        self.deadline: tuple[int, float] | None = None
+        self.closed = False
+        #: Completed deals in the last record snapshot: an action that completes another one snapshots.
+        self.snapshot_deals = -1 if game is None else len(game.deal_log)
+        #: Encodes the public facts of every update (the scored rounds once per round scored).
+        self.public_text = PublicViewText()
+
+    # --- what clients see ---------------------------------------------------------------------------
+    def public(self) -> dict[str, Any]:
+        """The table as the lobby and every client see it: rules, seats, status. Never a card."""
+        return {
+            "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
+            "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
+            "turn_seconds": self.rules.turn_seconds, "partners": self.rules.partners, "status": self.status,
+            "version": self.version,
+            "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
+            "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
+                       "staked": s.staked, "away": s.away, "left": s.left} for i, s in enumerate(self.seats)],
+            "clock": self._clock(),
+        }
+
+    def _clock(self) -> dict[str, int] | None:
+        """The running turn clock as clients show it: whose turn and the milliseconds left when this was
+        built. A duration, not a time of day, so a client's own clock being wrong does not matter."""
+        if self.deadline is None:
+            return None
+        seat, at = self.deadline
+        left = max(0, round((at - asyncio.get_running_loop().time()) * 1000))
+        return {"seat": seat, "ms_left": left, "seconds": self.rules.turn_seconds}
+
+    def seat_of(self, conn: Connection) -> int | None:
+        """The seat ``conn`` plays, checked against the seats as they are now.
+
+        A seat is its player's only while they sit in it: once they leave (over the socket or REST), are
+        replaced by a bot or by another player, every connection that held it is a spectator's, here, at
+        the first use (the update that announces the change, an action, a catch-up), whichever socket or
+        route made the change."""
+        seat = conn.seat
+        if seat is not None:
+            held = self.seats[seat]
+            if held.account_id is None or held.account_id != conn.account_id or held.left:
+                conn.seat = seat = None
+        return seat
+
+    def admits(self, account_id: int | None, invite: str | None) -> bool:
+        """Whether someone may see this table at all: anyone for a public table; for a private one its
+        creator, its players (past ones too), or whoever has the invite code."""
+        if not self.rules.private:
+            return True
+        if account_id is not None and (account_id == self.created_by
+                                       or any(s.account_id == account_id for s in self.seats)):
+            return True
+        code = self.rules.invite_code
+        return invite is not None and code is not None and hmac.compare_digest(
+            invite.encode("utf-8", "surrogatepass"), code.encode())
+
+    def view_for(self, seat: int | None) -> dict[str, Any] | None:
+        """The one redaction point: ``Game.view``. Nothing else puts game state in a message."""
+        return None if self.game is None else self.game.view(seat)
+
+    def snapshot(self, seat: int | None) -> dict[str, Any]:
+        return {"type": "snapshot", "version": self.version, "table": self.public(),
+                "view": self.view_for(seat)}
+
+    def catch_up(self, seat: int | None, last_version: int | None) -> dict[str, Any]:
+        """What a (re)connecting client missed since ``last_version``: the events, or a full snapshot."""
+        if last_version is None or last_version > self.version or last_version < 0:
+            return self.snapshot(seat)
+        if last_version == self.version:
+            return {"type": "resume", "from": last_version, "version": self.version, "events": [],
+                    "table": self.public(), "view": self.view_for(seat)}
+        first = self.buffer[0][0] if self.buffer else self.version + 1
+        if last_version + 1 < first:
+            return self.snapshot(seat)
+        missed = [{"version": v, "events": ev} for v, ev in self.buffer if v > last_version]
+        return {"type": "resume", "from": last_version, "version": self.version, "events": missed,
+                "table": self.public(), "view": self.view_for(seat)}
+
+    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+        """Send every connection the ``update``: the shared part encoded once, the view's public facts
+        (``public_view``, from the redaction module) built and encoded once by ``PublicViewText``, and each
+        seat's own part (``seat_part``: its hand and legal actions) once per seat."""
+        head, tail = update_frames(self.version, events, self.public())
+        game = self.game
+        public = "" if game is None else self.public_text.encode(game)
+        frames: dict[int | None, str] = {}
+        for conn in list(self.conns):
+            if conn.closed:
+                self.conns.discard(conn)
+                continue
+            seat = self.seat_of(conn)
+            frame = frames.get(seat)
+            if frame is None:
+                view = "null" if game is None else join_objects(public, dumps(seat_part(game, seat)))
+                frame = frames[seat] = head + view + tail
+            conn.send_text(frame)
+
+    # --- the table as the rules see it --------------------------------------------------------------
+    def state(self) -> TableState:
+        """The table's committed state, for :func:`~.reducer.reduce` (which copies what it changes)."""
+        return TableState(self.rules, self.created_by, self.status, self.version, self.pot,
+                          tuple(self.seats), self.game)
+
+    def _adopt(self, table: TableState) -> None:
+        """Take a committed state as this table's own."""
+        self.status, self.pot, self.seats, self.game = table.status, table.pot, list(table.seats), table.game
+
+    # --- one path for every change: check and reduce, commit, publish ---------------------------------
+    async def _change(self, command: Command, *, action_id: str | None = None,
+                      ack: Connection | None = None) -> int:
+        """Check and reduce ``command``, await its commit, then adopt the new state and publish it.
+
+        Must be called with the lock held. A refusal (:class:`TableError`) raises before anything is
+        written; memory changes only once the commit is durable, so it never runs ahead of the database.
+
+        The commit and what follows it (:meth:`_commit`) run at once, as far as they go without waiting
+        (:func:`~.eager.eager_future`: on SQLite a table's own transaction runs inline and is published in
+        this very turn of the loop), and then in a task of their own: a plain action is published the turn
+        after the journal's batch is durable, and the write goes on even if this task is cancelled meanwhile
+        (a client gone, a shutdown). The lock is kept until its outcome is known, so no other change starts
+        from a version that is not yet durable.
+        """
+        before = self.state()
+        after, events = reduce(before, command)
+        seat = command.seat if isinstance(command, (Act, BotAct)) else None
+        record = None
+        game = after.game
+        if game is not None and len(game.deal_log) != self.snapshot_deals:
+            record = dumps(game.record(include_seed=True))  # a plain action snapshots when it ends a deal
+        done = eager_future(self._commit(Change(self.id, before, after, events, seat, action_id, record),
+                                         ack))
+        cancelled = False
+        while not done.done():
+            try:
+                await asyncio.shield(done)
+            except asyncio.CancelledError:
+                cancelled = True
+            except Exception:
+                pass  # the commit's own failure: raised by result() below
+        try:
+            version = done.result()
+        except Fenced:
+            # Cluster mode: another worker owns the table now (the write was refused): this copy is stale.
+            self.hub.lost(self)
+            raise TableMoved(self.id, 0) from None
+        if cancelled:
+            raise asyncio.CancelledError
+        return version
+
+    async def _commit(self, change: Change, ack: Connection | None) -> int:
+        """Await the store's commit of ``change``, then adopt the new table and publish it."""
+        await self.hub.store.commit(change)
+        after = change.after
+        if after.game is not None and (change.record is not None or not change.plain):
+            self.snapshot_deals = len(after.game.deal_log)  # the store wrote the record with this change
+        self._adopt(after)
+        self._committed(after.version, change.events, change.seat, change.action_id, change.action)
+        self._publish(change.events, change.action_id, ack)
+        return after.version
+
+    def _publish(self, events: Events, action_id: str | None, ack: Connection | None) -> None:
+        """The one publish path, after every commit: the ack, the next turn, every connection's update, the
+        lobby."""
+        if ack is not None and action_id is not None:
+            ack.send({"type": "ack", "id": action_id, "version": self.version})
+        self._schedule()  # first: the update carries the new turn's clock
+        self._broadcast(events)
+        self.hub.table_changed(self, events)  # the live lobby, through the bus
+        if any(e["kind"] == "start" for e in events) and sum(not s.is_bot for s in self.seats) == 1:
+            self.hub.hints.warm()  # a practice table: hints will be asked for
+        if self.status in ("finished", "abandoned"):
+            self.hub.retire(self)
+
+    def _committed(self, version: int, events: Events, seat: int | None, action_id: str | None,
+                   action: str | None) -> None:
+        self.version = version
+        self.buffer.append((version, events))
+        if action_id is not None and seat is not None and action is not None:
+            self._remember(seat, action_id, version, action)
+
+    def _remember(self, seat: int, action_id: str, version: int, action: str) -> None:
+        self.action_ids[(seat, action_id)] = (version, action)
+        while len(self.action_ids) > 4 * self.hub.settings.event_buffer:
+            self.action_ids.popitem(last=False)
+
+    def _payout_text(self) -> dict[str, int] | None:
+        """The pot split as clients see it (seat as text -> coins), None at an unstaked table. It is in the
+        ``over`` event and in the table's public facts, so a client that reconnects after the end (or opens
+        the table on another device) shows the split too."""
+        if self.game is None:
+            return None
+        return {str(k): v for k, v in pot_split(self.rules.stake, self.seats, self.game).items()} or None
+
+    # --- seats -----------------------------------------------------------------------------------
+    async def join(self, account_id: int, name: str, is_guest: bool, seat: int | None, stake: bool,
+                   invite: str | None) -> int:
+        async with self.lock:
+            if not self.admits(account_id, invite):
+                raise no_such_table()
+            command = Join(account_id, name, is_guest, seat, stake, invite, secrets.randbits(63))
+            await self._change(command)
+            return next(i for i, s in enumerate(self.seats) if s.account_id == account_id)
+
+    async def fill_with_bots(self, account_id: int) -> list[int]:
+        """The creator seats a bot in every empty seat (a private table whose friends did not all come);
+        the game starts once the four seats are taken. Returns the seats filled."""
+        async with self.lock:
+            empty = [i for i, s in enumerate(self.seats) if not s.taken]
+            await self._change(SeatBots(account_id, secrets.randbits(63)))
+            return empty
+
+    async def hint_view(self, account_id: int) -> dict[str, Any]:
+        """The view a hint is computed from: the player's own seat, at a practice table, on their turn.
+
+        Practice only: every other seat a bot from the start, so a hint can never help against a person.
+        """
+        async with self.lock:
+            seat = next((i for i, s in enumerate(self.seats) if s.account_id == account_id and not s.left),
+                        None)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            if not all(s.is_bot for i, s in enumerate(self.seats) if i != seat):
+                raise TableError("not_practice", "hints are for practice tables (every other seat a bot)",
+                                 403)
+            game = self.game
+            if self.status != "playing" or game is None or game.to_move != seat:
+                raise TableError("not_your_turn", "a hint is for your own turn")
+            return game.view(seat)
+
+    async def leave(self, account_id: int) -> None:
+        async with self.lock:
+            if not any(s.account_id == account_id and not s.left for s in self.seats) and not self.admits(
+                    account_id, None):
+                raise no_such_table()
+            await self._change(Leave(account_id))
+
+    async def abandon(self, reason: str) -> bool:
+        """Close a table that never started, refunding every stake; False if it has started meanwhile."""
+        async with self.lock:
+            if self.status != "open":
+                return False
+            await self._change(Abandon(reason))
+            return True
+
+    # --- play --------------------------------------------------------------------------------------
+    async def act(self, conn: Connection, action_id: str, text: str, version: int | None) -> None:
+        """A client's action: a resend is acked again; anything else is checked by the reducer (game over?
+        whose turn? legal? stale version?), committed and published."""
+        async with self.lock:
+            seat = self.seat_of(conn)
+            if seat is None:
+                raise TableError("not_seated", "spectators cannot act")
+            done = self.action_ids.get((seat, action_id))
+            if done is not None:
+                version_done, applied = done
+                if not _same_action(text, applied):
+                    raise TableError("id_reused", f"action id {action_id!r} was used for {applied!r}: a new "
+                                                  "action needs a new id")
+                # a resend of an action already committed: ack it again, apply nothing
+                conn.send({"type": "ack", "id": action_id, "version": version_done, "duplicate": True})
+                return
+            await self._change(Act(seat, text, version), action_id=action_id, ack=conn)
+
+    async def come_back(self, conn: Connection) -> None:
+        """A player's ``back``: the seat this connection still holds is no longer away."""
+        async with self.lock:
+            seat = self.seat_of(conn)
+        if seat is None:
+            raise TableError("not_seated", "spectators have no seat to come back to")
+        await self.set_away(seat, False)
+
+    async def set_away(self, seat: int, away: bool) -> None:
+        async with self.lock:
+            with contextlib.suppress(Unchanged):
+                await self._change(SetAway(seat, away))
+
+    # --- bots and the clock -------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        """After every commit: a bot's turn gets a short delay, a human's turn the table's clock."""
+        if self.timer is not None and self.timer is not asyncio.current_task():
+            self.timer.cancel()
+        self.timer = None
+        self.deadline = None
+        game = self.game
+        if self.closed or self.status != "playing" or game is None or game.to_move is None:
+            return
+        seat = game.to_move
+        if self.seats[seat].bot_plays:
+            delay, timeout = self.hub.settings.bot_delay, False
+            self.hub.bots.warm()  # the pool's processes start while the bot waits its delay
+        elif self.rules.turn_seconds > 0:
+            delay, timeout = float(self.rules.turn_seconds), True
+            self.deadline = (seat, asyncio.get_running_loop().time() + delay)
+        else:
+            return
+        self.timer = asyncio.create_task(self._turn_after(delay, self.version, seat, timeout))
+
+    async def _turn_after(self, delay: float, version: int, seat: int, timeout: bool) -> None:
+        await asyncio.sleep(delay)
+        # Once the wait is over the move must not be cut in half by a cancel: shield the commit.
+        await asyncio.shield(self._bot_turn(version, seat, timeout))
+
+    async def _bot_turn(self, version: int, seat: int, timeout: bool) -> None:
+        try:
+            async with self.lock:
+                game = self.game
+                if (self.closed or self.version != version or game is None or game.to_move != seat
+                        or self.status != "playing"):
+                    return
+                text = await self.hub.bots.choose(self.id, self.rules.bot_level,
+                                                  bot_seed(self.id, seat, version), game.view(seat))
+                if text not in {a.text for a in game.legal_actions()}:
+                    log.error("table %s: bot %s chose %r, not legal; playing the first legal action",
+                              self.id, self.rules.bot_level, text)
+                    text = game.legal_actions()[0].text
+                await self._change(BotAct(seat, text, timeout))
+        except TableMoved:
+            return  # another worker owns the table now: its bots play there
+        except Exception:
+            log.exception("table %s: bot turn failed; retrying", self.id)
+            await asyncio.sleep(1.0)
+            async with self.lock:
+                if self.version == version:
+                    self._schedule()
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        self.closed = True
+        if self.timer is not None:
+            self.timer.cancel()
+        for conn in list(self.conns):
+            conn.close()
+
+
+def runtime_of(hub: TableHost, stored: StoredTable) -> TableRuntime:
+    """A table's runtime from its store: the table as last committed, its last events and the action ids
+    they acknowledged."""
+    state = stored.state
+    runtime = TableRuntime(hub, stored.table_id, state.rules, state.status, state.version, state.pot,
+                           list(state.seats), state.game, state.created_by)
+    runtime.snapshot_deals = stored.snapshot_deals
+    for version, events, seat, action_id, action in stored.recent:
+        runtime.buffer.append((version, events))
+        if action_id is not None and seat is not None and action is not None:
+            runtime._remember(seat, action_id, version, action)
+    return runtime
+
+
+def _same_action(text: str, applied: str) -> bool:
+    """Whether a resent action's text is the action already applied under its id (spacing aside)."""
+    try:
+        return Action.parse(text).text == applied
+    except EstimationError:
+        return False
+
+
+def cancel_quietly(task: asyncio.Task[Any] | None) -> None:
+    if task is not None:
+        with contextlib.suppress(Exception):
+            task.cancel()
