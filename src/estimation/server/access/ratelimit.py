@@ -1,11 +1,11 @@
 """The REST lobby's rate limits: token buckets per client, refused with 429 and a message that says why.
 
 The table WebSocket has its own limit per connection (a :class:`RateLimiter`, held by each connection); this
-one covers the lobby's HTTP routes under ``/api/`` (``/api/health`` excepted, for monitors). A client is the player whose
-session token this process has verified (so players behind one address, such as a school's, do not share a
-budget), else its address: a token that is made up, expired or not yet verified counts against the address
-it came from, so inventing a token per request buys nothing. The address is the peer's own unless the peer
-is a configured reverse proxy (``Settings.trusted_proxies``, applied by uvicorn before this runs).
+one covers the lobby's HTTP routes under ``/api/`` (``/api/health`` excepted, for monitors). A client is the
+player whose session token this process has verified (so players behind one address, such as a school's, do
+not share a budget), else its address: a token that is made up, expired or not yet verified counts against the
+address it came from, so inventing a token per request buys nothing. The address is the peer's own unless the
+peer is a configured reverse proxy (``Settings.trusted_proxies``, applied by uvicorn before this runs).
 
 Buckets live in memory, at most ``max_clients`` of them (the least recently seen is forgotten first), so a
 flood of addresses costs memory that is bounded. :class:`Buckets` also keeps the per-address limits on
