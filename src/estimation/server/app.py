@@ -20,13 +20,11 @@ from ..web.mount import mount_web
 from .access.ratelimit import RestRateLimit
 from .config import Settings
 from .hub import Hub
-from .routes import calc
+from .routes import accounts, calc, chat, leaderboard, players, rules, social, tables
 from .routes.http import BodyGuard, SafeJSONResponse, SecurityHeaders
-from .routes.lobby import router
+from .routes.lobby_socket import lobby_socket
 from .routes.table_socket import table_socket
-from .social import accounts, chat, leaderboard
-from .social import service as social
-from .social.lobby_feed import lobby_socket
+from .social.service import Social
 from .table.runtime import TableError
 
 DESCRIPTION = """The Estimation game server: a lobby over REST (this document) and tables over a WebSocket at
@@ -36,7 +34,7 @@ DESCRIPTION = """The Estimation game server: a lobby over REST (this document) a
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
-    hub = Hub(settings, social.Social)
+    hub = Hub(settings, Social)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -54,10 +52,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RestRateLimit, rate=settings.rest_rate_per_second,
                        burst=settings.rest_rate_burst, verified=hub.verified)
     app.add_middleware(SecurityHeaders)
-    app.include_router(router)
-    # issue 19's routes, and the calculator's
-    for extra in (chat.router, social.router, leaderboard.router, accounts.router, calc.router):
-        app.include_router(extra)
+    for routes in (rules, players, accounts, tables, social, chat, leaderboard, calc):
+        app.include_router(routes.router)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     app.add_api_websocket_route("/ws/lobby", lobby_socket)
     mount_web(app)

@@ -115,7 +115,7 @@ class Hub:
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        #: Chat, lobby changes and presence go through the bus (social.py, chat.py, lobby_feed.py): this
+        #: Chat, lobby changes and presence go through the bus (social/, routes/lobby_socket.py): this
         #: process's own, or Redis when ``redis_url`` is set (across processes and machines: a cluster's
         #: workers share their lobby, chat and notices through it).
         self.bus: Bus = open_bus(settings.redis_url, prefix=settings.redis_prefix,
@@ -298,6 +298,14 @@ class Hub:
                 select(Seat.table_id).join(Table, Table.id == Seat.table_id)
                 .where(Seat.account_id == account_id, Seat.left.is_(False),
                        Table.status.in_(("open", "playing"))).limit(1))
+
+    async def not_seated_elsewhere(self, account_id: int, table_id: int | None) -> None:
+        """Refuse (409) while the player holds a seat at another open or playing table: one live table a
+        player (:meth:`live_table`)."""
+        live = await self.live_table(account_id)
+        if live is not None and live != table_id:
+            raise TableError("seated_elsewhere", f"you are seated at table {live}: leave it, or finish its "
+                                                 "game, first", 409)
 
     def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
         self.social.table_changed(runtime, events)  # the live lobby, through the bus

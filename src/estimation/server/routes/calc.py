@@ -16,7 +16,7 @@ from pydantic import Field
 from ...calculator import CalculatorError, is_saaydeh, next_multiplier, score_typed_round, side_scores
 from ...results import SIDES
 from ...rulesets import DEFAULT_RULESET, get_ruleset
-from .lobby import Strict
+from .deps import Strict
 
 router = APIRouter(prefix="/api", tags=["rules"])
 

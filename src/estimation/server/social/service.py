@@ -2,8 +2,9 @@
 changes, who is connected).
 
 :class:`Social` is the process's share of it, one per :class:`~.hub.Hub`: the chat limiter, the quick-play
-tables' bot timers, and the publishing of table changes on the :mod:`.bus`. The REST routes are in
-``router``; the table socket uses :class:`~.chat.Link`, the lobby socket :mod:`.lobby_feed`.
+tables' bot timers, and the publishing of table changes on the :mod:`.bus`. Its REST routes are in
+:mod:`~..routes.social`; the table socket uses :class:`~.chat.Link`, the lobby socket
+:mod:`~..routes.lobby_socket`.
 """
 
 from __future__ import annotations
@@ -12,29 +13,12 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, HTTPException
-from pydantic import BaseModel, Field
+from fastapi import HTTPException
 from sqlalchemy import case, delete, func, or_, select, update
 
-from ...rulesets import RULESETS
-from ...rulesets.egyptian import BADGE_WINS
 from ..cluster.bus import LOBBY, table_topic, user_topic
-from ..routes.lobby import (
-    Creds,
-    GameOut,
-    HubDep,
-    Me,
-    PlayerId,
-    Strict,
-    TableId,
-    TableOut,
-    _account_id,
-    _not_seated_elsewhere,
-    _table_out,
-)
-from ..storage import history
 from ..storage.database import sessionmaker
 from ..storage.models import Account, RematchReply, Seat, Table, utcnow
 from ..table.runtime import TableError, no_such_table
@@ -57,15 +41,15 @@ def lobby_entry(public: dict[str, Any], bots_at: dt.datetime | None) -> dict[str
     table's wait for bots."""
     entry = {k: v for k, v in public.items() if k != "clock"}
     entry["quickplay"] = bots_at is not None
-    entry["bots_in_ms"] = _ms_until(bots_at) if bots_at is not None and public["status"] == "open" else None
+    entry["bots_in_ms"] = ms_until(bots_at) if bots_at is not None and public["status"] == "open" else None
     return entry
 
 
-def _ms_until(at: dt.datetime) -> int:
+def ms_until(at: dt.datetime) -> int:
     return max(0, round((at - utcnow()).total_seconds() * 1000))
 
 
-def _iso(at: dt.datetime) -> str:
+def iso(at: dt.datetime) -> str:
     return at.isoformat() + "Z"
 
 
@@ -152,7 +136,7 @@ class Social:
 
     @staticmethod
     def _quickplay_message(table_id: int, at: dt.datetime) -> dict[str, Any]:
-        return {"type": "quickplay", "table_id": table_id, "bots_at": _iso(at), "bots_in_ms": _ms_until(at)}
+        return {"type": "quickplay", "table_id": table_id, "bots_at": iso(at), "bots_in_ms": ms_until(at)}
 
     # --- quick play ---------------------------------------------------------------------------------
     def schedule_bots(self, table_id: int, at: dt.datetime) -> None:
@@ -190,7 +174,7 @@ class Social:
                         and runtime.rules.ruleset == ruleset and runtime.rules.length == length):
                     seat = next(i for i, s in enumerate(runtime.seats) if s.account_id == me.id)
                     return runtime, seat, False
-                await _not_seated_elsewhere(self.hub, me.id, None)
+                await self.hub.not_seated_elsewhere(me.id, None)
             async with self.hub.session() as db:
                 taken = func.sum(case((or_(Seat.account_id.is_not(None), Seat.is_bot), 1), else_=0))
                 candidates = (await db.execute(
@@ -252,7 +236,7 @@ class Social:
                 async with self.hub.session() as db, db.begin():
                     await db.execute(delete(RematchReply).where(RematchReply.table_id == table_id))
             if new_id is None or gone:
-                await _not_seated_elsewhere(self.hub, me.id, None)
+                await self.hub.not_seated_elsewhere(me.id, None)
                 bots = [s.seat for s in seats if s.is_bot and s.account_id is None]
                 runtime = await self.hub.create_table(
                     me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
@@ -279,7 +263,7 @@ class Social:
                 raise HTTPException(409, "the rematch has started without you" if runtime.status == "playing"
                                     else "the rematch is over")
             async with self.hub.seating(me.id):
-                await _not_seated_elsewhere(self.hub, me.id, runtime.id)
+                await self.hub.not_seated_elsewhere(me.id, runtime.id)
                 seat = await runtime.join(me.id, me.name, me.is_guest, mine, stake and not me.is_guest,
                                           runtime.rules.invite_code)
         await self._reply(table_id, me.id, "accept", runtime.id)
@@ -333,157 +317,3 @@ class Social:
 
 
 # --- REST ----------------------------------------------------------------------------------------------
-router = APIRouter(prefix="/api")
-
-
-class QuickPlayIn(Strict):
-    ruleset: Annotated[str, Field(max_length=32, examples=["egyptian"])] = "koutchina"
-    length: Annotated[str | None, Field(max_length=32, examples=["standard"])] = None
-
-
-class QuickPlayOut(BaseModel):
-    seat: int
-    created: bool = Field(description="Whether the table was made for this request.")
-    bots_at: str | None = Field(description="When bots take the empty seats if nobody else comes (UTC); "
-                                            "null once the table has started.")
-    bots_in_ms: int | None = Field(description="The same, as milliseconds from now.")
-    table: TableOut
-
-
-class RematchIn(Strict):
-    stake: bool = Field(True, description="At a staked table: stake again (accounts only).")
-
-
-class RematchPlayer(BaseModel):
-    seat: int
-    account_id: int
-    name: str
-    reply: str | None = Field(description="accept, decline, or null (no answer yet).")
-
-
-class RematchStateOut(BaseModel):
-    from_table: int
-    table_id: int | None = Field(description="The rematch table, once somebody asked for it.")
-    players: list[RematchPlayer]
-
-
-class RematchOut(BaseModel):
-    seat: int
-    created: bool
-    table: TableOut
-    rematch: RematchStateOut
-
-
-class LevelOut(BaseModel):
-    points: int = Field(description="Egyptian level points: 30 a win, 10 a draw, 4 a loss (a leaver's too).")
-    badge: bool = Field(description="Five egyptian wins.")
-    games: int
-    wins: int
-    draws: int
-    losses: int
-
-
-class RecentGame(GameOut):
-    replay: str = Field(description="The game's record, for the replay viewer.")
-    chat: str = Field(description="The game's chat.")
-
-
-class ProfileOut(BaseModel):
-    id: int
-    name: str
-    guest: bool
-    moderator: bool
-    deleted: bool
-    level: LevelOut
-    games: int
-    wins: int
-    make_rate: float | None = Field(description="Rounds made / rounds played, 0-1.")
-    average_score: float | None = Field(description="Mean final total, one decimal.")
-    by_ruleset: dict[str, dict[str, int]]
-    recent: list[RecentGame]
-
-
-def _rules(ruleset: str, length: str | None) -> tuple[str, str]:
-    cls = RULESETS.get(ruleset)
-    if cls is None:
-        raise HTTPException(422, f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
-    length = length or cls.default_length
-    if length not in cls.lengths:
-        raise HTTPException(422, f"unknown length {length!r} for {ruleset} (known: {', '.join(cls.lengths)})")
-    return ruleset, length
-
-
-@router.post("/quickplay", tags=["tables"], responses={
-    409: {"description": "Seated at another table."}, 422: {"description": "Unknown ruleset or length."}})
-async def quickplay(body: QuickPlayIn, hub: HubDep, me: Me) -> QuickPlayOut:
-    """Seat me at the fullest open quick-play table of this ruleset and length, or make one. Bots take the
-    seats nobody came for ``bots_in_ms`` after the last person sat down (20 s by default); asking again
-    while seated there answers with the same seat."""
-    ruleset, length = _rules(body.ruleset, body.length)
-    runtime, seat, created = await social_of(hub).quickplay(me, ruleset, length)
-    at = social_of(hub).bots_at.get(runtime.id) if runtime.status == "open" else None
-    return QuickPlayOut(seat=seat, created=created, bots_at=None if at is None else _iso(at),
-                        bots_in_ms=None if at is None else _ms_until(at), table=_table_out(runtime.public()))
-
-
-@router.post("/tables/{table_id}/rematch", tags=["tables"], responses={
-    402: {"description": "Not enough coins to stake."}, 403: {"description": "Not a player of that table."},
-    404: {"description": "No such table."}, 409: {"description": "Not finished, or seated elsewhere."}})
-async def rematch(table_id: TableId, hub: HubDep, me: Me, body: RematchIn | None = None) -> RematchOut:
-    """"Play again" at a finished table: the first player to ask makes a new private table with the same
-    rules for the same people, bots in the bots' seats; each player who asks (accepts) is seated in their
-    old seat. Everyone at the old table and every invited player's sockets get a ``rematch`` message."""
-    runtime, seat, created = await social_of(hub).rematch(me, table_id, (body or RematchIn(stake=True)).stake)
-    creator = runtime.created_by == me.id
-    return RematchOut(seat=seat, created=created,
-                      table=_table_out(runtime.public(), runtime.rules.invite_code if creator else None),
-                      rematch=RematchStateOut(**await social_of(hub).rematch_state(table_id)))
-
-
-@router.post("/tables/{table_id}/rematch/decline", tags=["tables"], responses={
-    403: {"description": "Not a player of that table."}, 404: {"description": "No such table."}})
-async def decline_rematch(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
-    """Decline the rematch (leaving its table if you had accepted and it has not started)."""
-    await social_of(hub).rematch_state(table_id)  # 404 first
-    await social_of(hub).decline(me, table_id)
-    return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
-
-
-@router.get("/tables/{table_id}/rematch", tags=["tables"], responses={404: {"description": "No such table."}})
-async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
-    """The rematch of a finished table: its table once made, and each player's answer."""
-    return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
-
-
-@router.get("/players/{player_id}/profile", tags=["history"],
-            responses={404: {"description": "No such player."}})
-async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
-    """A player's page: level and badge (egyptian), games, wins, make rate, average score, games per ruleset
-    and the ten most recent games with their replays. Games at private tables (a rematch is one) count in
-    the player's own view only."""
-    own = await _account_id(hub, creds) == player_id
-    async with hub.session() as db:
-        account = await db.get(Account, player_id)
-        if account is None:
-            raise HTTPException(404, "no such player")
-        outcomes = await history.outcomes_of(db, player_id, private=own)
-        stats = await history.stats_of(db, player_id, private=own, outcomes=outcomes)
-        per: dict[str, dict[str, int]] = {}
-        for (ruleset, outcome), (n, *_sums) in sorted(outcomes.items()):
-            tally = per.setdefault(ruleset, {"games": 0, "wins": 0})
-            tally["games"] += n
-            tally["wins"] += n if outcome == "win" else 0
-        recent = await history.games_of(db, player_id, 10, 0, private=own)
-    eg = stats["egyptian"]
-    average = stats["average_score"]
-    return ProfileOut(
-        id=account.id, name=account.name, guest=account.is_guest, moderator=account.moderator,
-        deleted=account.deleted_at is not None,
-        level=LevelOut(points=eg["level_points"], badge=eg["wins"] >= BADGE_WINS, games=eg["games"],
-                       wins=eg["wins"], draws=eg["draws"], losses=eg["losses"]),
-        games=stats["games"], wins=stats["wins"], make_rate=stats["make_rate"],
-        average_score=None if average is None else round(float(average), 1),
-        by_ruleset=per,
-        recent=[RecentGame(**g, replay=f"/api/tables/{g['table_id']}/record",
-                           chat=f"/api/tables/{g['table_id']}/chat") for g in recent])
-

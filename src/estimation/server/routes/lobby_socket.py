@@ -23,10 +23,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..access.auth import session_for_token
 from ..cluster.bus import LOBBY, RESYNC, Message, Subscription, client_resync, user_topic
 from ..jsontext import loads
-from ..routes.table_socket import error
+from ..social.service import lobby_entry
 from ..storage.models import Seat, Table
 from ..table.connection import Connection
-from .service import lobby_entry
+from .table_socket import error
 
 if TYPE_CHECKING:
     from ..hub import Hub

@@ -1,0 +1,245 @@
+"""Tables over REST: list, create, read, join, fill with bots, hint, leave, watch, and a finished game's
+record and replay.
+
+Table changes go through the table's runtime (its lock), exactly as WebSocket actions do. A private table is
+answered exactly as a missing one to anyone it does not admit, and its games stay out of other people's
+view of a player's history and stats.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from ...record import load_record, replay_summary
+from ...rulesets import DEFAULT_RULESET
+from ..hub import Hub
+from ..storage.models import Seat, Table
+from ..table import wallets
+from ..table.runtime import TableRuntime, no_such_table
+from .deps import (
+    TOO_MANY,
+    Code,
+    Creds,
+    HubDep,
+    Invite,
+    Limit,
+    Me,
+    Offset,
+    Strict,
+    TableId,
+    account_id_of,
+    limit_creating,
+)
+from .rules import bot_levels
+from .schemas import SeatOut, TableOut, table_out
+
+router = APIRouter(prefix="/api", responses=TOO_MANY)
+
+
+class TableIn(Strict):
+    ruleset: Annotated[str, Field(max_length=32, examples=[DEFAULT_RULESET])] = DEFAULT_RULESET
+    length: Annotated[str | None, Field(max_length=32, examples=["micro"])] = None
+    stake: Annotated[int, Field(ge=0, le=1_000_000, description="Coins per staker; 0: not staked.")] = 0
+    private: bool = Field(False, description="Private tables are not listed; joining needs the invite code.")
+    bot_seats: Annotated[list[Annotated[int, Field(ge=0, le=3)]], Field(max_length=3)] = Field(
+        default_factory=list, description="Seats filled by bots from the start (at most three).")
+    bot_level: Annotated[str, Field(max_length=32)] = "random"
+    turn_seconds: Annotated[int, Field(ge=0, le=3600, description="The turn clock; 0: none.")] = 60
+    partners: bool = Field(False, description="A partnership table (RULES.md, Partnerships): seats 0+2 play "
+                                              "against 1+3; standings, history and the pot are by side. A "
+                                              "player who asks for no seat sits opposite a human who has no "
+                                              "partner yet.")
+
+
+class JoinIn(Strict):
+    seat: Annotated[int | None, Field(ge=0, le=3, description="A seat; null: the first free one.")] = None
+    stake: bool = Field(False, description="Pay the table's stake into the pot (accounts only).")
+    invite: Code | None = None
+
+
+class JoinOut(BaseModel):
+    seat: int
+    table: TableOut
+
+
+async def _runtime(hub: Hub, table_id: int, account_id: int | None = None) -> TableRuntime:
+    """The table; with ``account_id``, only if it admits that player (a private table is, to an outsider,
+    no table at all: the same 404 as a missing one)."""
+    runtime = await hub.get(table_id)
+    if runtime is None or (account_id is not None and not runtime.admits(account_id, None)):
+        raise no_such_table()
+    return runtime
+
+
+@router.get("/tables", tags=["tables"])
+async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"] = "open",
+                      limit: Limit = 50, offset: Offset = 0) -> list[TableOut]:
+    """Public tables: ``open`` ones to join (the default), ``playing`` ones to watch, ``finished`` ones."""
+    async with hub.session() as db:
+        rows = (await db.scalars(select(Table).where(Table.status == status, Table.private.is_(False))
+                                 .order_by(Table.id.desc()).limit(limit).offset(offset))).all()
+        ids = [r.id for r in rows]
+        seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
+        payouts = await wallets.paid_splits(db, ids) if status == "finished" else {}
+    by_table: dict[int, list[SeatOut]] = {i: [] for i in ids}
+    for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
+        by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,
+                                            staked=s.staked, away=s.away, left=s.left))
+    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, partners=r.partners, stake=r.stake,
+                     private=r.private,
+                     bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
+                     pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None)
+            for r in rows]
+
+
+@router.post("/tables", status_code=201, tags=["tables"],
+             responses={422: {"description": "Unknown ruleset, length or bot level."}})
+async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> TableOut:
+    """Create a table with its rules; it starts when its four seats are filled (bots count)."""
+    if len(set(body.bot_seats)) != len(body.bot_seats):
+        raise HTTPException(422, "bot_seats lists each seat once")
+    levels = bot_levels()
+    if body.bot_level not in levels:
+        raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
+    await hub.not_seated_elsewhere(me.id, None)
+    limit_creating("table", hub, request)
+    runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
+                                     sorted(body.bot_seats), body.bot_level, body.turn_seconds,
+                                     body.partners)
+    return table_out(runtime.public(), runtime.rules.invite_code)
+
+
+@router.get("/tables/{table_id}", tags=["tables"], responses={404: {"description": "No such table."}})
+async def get_table(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = None) -> TableOut:
+    """A table's rules, seats and status (a private one: to its creator, its players, or with the invite
+    code in the ``X-Invite-Code`` header; to anyone else it is not there)."""
+    runtime = await _runtime(hub, table_id)
+    account_id = await account_id_of(hub, creds)
+    if not runtime.admits(account_id, invite):
+        raise no_such_table()
+    creator = account_id == runtime.created_by
+    # Under the table's lock: a change being committed (the game's last action, say) has already changed
+    # memory, and must not be shown before it is durable.
+    async with runtime.lock:
+        public = runtime.public()
+    return table_out(public, runtime.rules.invite_code if creator else None)
+
+
+@router.post("/tables/{table_id}/join", tags=["tables"],
+             responses={402: {"description": "Not enough coins to stake."},
+                        403: {"description": "A guest trying to stake."},
+                        404: {"description": "No such table (or a private one without its invite)."},
+                        409: {"description": "Seat taken, table full or already started."}})
+async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> JoinOut:
+    """Take a seat (and, at a staked table, optionally stake). The fourth seat filled starts the game."""
+    runtime = await _runtime(hub, table_id)
+    async with hub.seating(me.id):
+        await hub.not_seated_elsewhere(me.id, table_id)
+        seat = await runtime.join(me.id, me.name, me.is_guest, body.seat, body.stake, body.invite)
+    return JoinOut(seat=seat, table=table_out(runtime.public()))
+
+
+@router.post("/tables/{table_id}/bots", tags=["tables"],
+             responses={403: {"description": "Not the table's creator."},
+                        404: {"description": "No such table."},
+                        409: {"description": "The table has started, or no seat is empty."}})
+async def fill_with_bots(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
+    """The creator seats a bot in every empty seat, which starts the game."""
+    runtime = await _runtime(hub, table_id, me.id)
+    await runtime.fill_with_bots(me.id)
+    return table_out(runtime.public(), runtime.rules.invite_code)
+
+
+class HintOut(BaseModel):
+    seat: int
+    phase: str
+    samples: int = Field(description="Deals sampled for each action.")
+    best: str = Field(description="The action the strong bot would take.")
+    actions: list[dict[str, Any]] = Field(description="Per legal action: expected_score, expected_tricks and "
+                                                      "tricks (the probability of taking 0..13 tricks).")
+
+
+@router.post("/tables/{table_id}/hint", tags=["tables"],
+             responses={403: {"description": "Not a practice table (every other seat a bot)."},
+                        404: {"description": "No such table."},
+                        409: {"description": "Not seated, or not your turn."}})
+async def table_hint(table_id: TableId, hub: HubDep, me: Me) -> HintOut:
+    """At a practice table, the odds and expected score of each legal action for your turn, as
+    ``estimation hint`` gives them; computed in a process of its own, within about a second."""
+    runtime = await _runtime(hub, table_id, me.id)
+    view = await runtime.hint_view(me.id)
+    return HintOut(**await hub.hints.hint(view))
+
+
+@router.post("/tables/{table_id}/leave", tags=["tables"],
+             responses={404: {"description": "No such table."}, 409: {"description": "Not seated."}})
+async def leave_table(table_id: TableId, hub: HubDep, me: Me) -> TableOut:
+    """Leave. Before the start: the seat frees and a stake is refunded. During play: a bot takes the seat
+    and a stake is forfeit (RULES.md ruling 11), except in egyptian, where leaving ends the match."""
+    runtime = await _runtime(hub, table_id)
+    await runtime.leave(me.id)
+    return table_out(runtime.public())
+
+
+@router.get("/tables/{table_id}/view", tags=["tables"], responses={404: {"description": "No such table."}})
+async def watch(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = None) -> dict[str, Any]:
+    """The spectator's view (``Game.view(None)``: no hand at all); live play is on the WebSocket."""
+    runtime = await _runtime(hub, table_id)
+    if not runtime.admits(await account_id_of(hub, creds), invite):
+        raise no_such_table()
+    async with runtime.lock:
+        return {"version": runtime.version, "table": runtime.public(), "view": runtime.view_for(None)}
+
+
+@router.get("/tables/{table_id}/record", tags=["history"],
+            responses={404: {"description": "No such table."},
+                       409: {"description": "The game is not finished (a record would show the hands)."}})
+async def download_record(table_id: TableId, hub: HubDep, creds: Creds,
+                          invite: Invite = None) -> dict[str, Any]:
+    """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`.
+
+    A private table's record is as private as the table: its creator, its players, or the invite code."""
+    return await _finished_record(table_id, hub, creds, invite)
+
+
+@router.get("/tables/{table_id}/replay", tags=["history"],
+            responses={404: {"description": "No such table."},
+                       409: {"description": "The game is not finished (a record would show the hands)."}})
+async def replay(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = None) -> dict[str, Any]:
+    """The finished game's record replayed by the server: `estimation replay --json`'s document (`rounds`,
+    `totals`, `places`, `complete`, and `sides` in a partnership game), each round with its `breakdown` (every
+    seat's score lines). The replay page draws its scores from it rather than scoring by a ruleset's name.
+
+    As private as the record."""
+    record = await _finished_record(table_id, hub, creds, invite)
+    return replay_summary(load_record(record))
+
+
+async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCredentials | None,
+                           invite: str | None) -> dict[str, Any]:
+    """A finished table's record without its seed; 404 to whoever the table does not admit, 409 before the
+    end."""
+    account_id = await account_id_of(hub, creds)
+    async with hub.session() as db:
+        row = await db.get(Table, table_id)
+        players = set() if row is None else set((await db.scalars(
+            select(Seat.account_id).where(Seat.table_id == table_id))).all())
+    if row is None:
+        raise no_such_table()
+    mine = account_id is not None and (account_id == row.created_by or account_id in players)
+    code = row.invite_code
+    if row.private and not mine and not (invite is not None and code is not None
+                                         and hmac.compare_digest(invite.encode(), code.encode())):
+        raise no_such_table()
+    if row.status != "finished" or row.record is None:
+        raise HTTPException(409, "the game is not finished")
+    record: dict[str, Any] = json.loads(row.record)
+    record.pop("seed", None)
+    return record
