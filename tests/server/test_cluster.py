@@ -60,7 +60,7 @@ def live(cluster: LocalCluster) -> list[Worker]:
 def top_up(cluster: LocalCluster, count: int = 3) -> None:
     while len(live(cluster)) < count:
         cluster.add_worker()
-    time.sleep(1.0)  # the reloaded balancer's first health checks
+    cluster.wait_in_ring()  # the reloaded balancer's first health checks
 
 
 # --- REST through the balancer -----------------------------------------------------------------------
@@ -456,7 +456,7 @@ def test_fourth_worker_joins(cluster: LocalCluster) -> None:
             owners = {t.id: await asyncio.to_thread(owner_of, cluster, t.id) for t in running}
             moved_before = sum(c.moved for t in running for c in t.clients)
             newcomer = await asyncio.to_thread(cluster.add_worker)
-            await asyncio.sleep(1.5)  # the new balancer process's health checks bring it up
+            await asyncio.to_thread(cluster.wait_in_ring)  # the new balancer's health checks bring it up
             await asyncio.gather(*(t.play(3) for t in running))
             now = {t.id: await asyncio.to_thread(owner_of, cluster, t.id) for t in running}
             assert owners == now, "a table moved unasked"

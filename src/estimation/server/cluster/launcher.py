@@ -322,6 +322,24 @@ class LocalCluster:
         self.haproxy.send_signal(signal.SIGUSR2)  # master-worker mode: reload the configuration
         return worker
 
+    def wait_in_ring(self, timeout: float = 30.0) -> None:
+        """Return once the balancer sends requests to every live worker: after :meth:`add_worker`, HAProxy's
+        reloaded process brings a worker in only after its first health checks pass. Asked through the
+        balancer itself (``X-Served-By`` names the worker that answered; round robin visits each in turn)."""
+        deadline = time.monotonic() + timeout
+        seen: set[str] = set()
+        while True:
+            wanted = {w.name for w in self.running if w.proc.poll() is None}
+            if wanted <= seen:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"workers not in the balancer's ring: {sorted(wanted - seen)}")
+            with contextlib.suppress(httpx.HTTPError):
+                served = httpx.get(self.url + "/api/health", timeout=1.0).headers.get("x-served-by")
+                if served:
+                    seen.add(served)
+            time.sleep(0.02)
+
     def by_pid(self, pid: int) -> Worker | None:
         return next((w for w in self.running if w.pid == pid), None)
 
