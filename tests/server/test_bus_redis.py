@@ -17,9 +17,9 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from server_helpers import RedisProcess
 
+from estimation.server.cluster import bus_redis
 from estimation.server.cluster.bus import LOBBY, RESYNC, Message, resync_notice, table_topic, user_topic
 from estimation.server.cluster.bus_redis import RedisBus
-from estimation.server.cluster import bus_redis
 
 FAST = (0.02, 0.3)  # reconnect backoff for the tests: first wait, longest wait
 

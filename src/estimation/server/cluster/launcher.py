@@ -326,6 +326,8 @@ class LocalCluster:
         """Return once the balancer sends requests to every live worker: after :meth:`add_worker`, HAProxy's
         reloaded process brings a worker in only after its first health checks pass. Asked through the
         balancer itself (``X-Served-By`` names the worker that answered; round robin visits each in turn)."""
+        import httpx
+
         deadline = time.monotonic() + timeout
         seen: set[str] = set()
         while True:
