@@ -185,6 +185,37 @@ def test_slow_and_silent_http_clients_are_cut_off(impatient: ServerProcess) -> N
     assert httpx.get(impatient.base + "/api/health").status_code == 200
 
 
+def _raw_request(port: int, head: bytes) -> bytes:
+    """Send ``head`` (a whole request head) on a new connection; what the server answers until it closes."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(head)
+        sock.settimeout(5)
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(65536):
+                answer += chunk
+                if b"connection: close" not in answer.lower() and answer.endswith(b"}"):
+                    break
+        return answer
+
+
+def test_a_request_head_over_16_kib_is_refused_with_431(impatient: ServerProcess) -> None:
+    """The server runs httptools, whose parser sets no limit on a request's head: the server's own cap
+    (``serving.MAX_HEAD_BYTES``) answers 431 past 16 KiB, and a head just under it is served."""
+    def head(header_bytes: int) -> bytes:
+        line = b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        return line + b"X-Big: " + b"a" * header_bytes + b"\r\n\r\n"
+
+    under = _raw_request(impatient.port, head(15 * 1024))
+    assert under.startswith(b"HTTP/1.1 200"), under[:80]
+    over = _raw_request(impatient.port, head(17 * 1024))
+    assert over.startswith(b"HTTP/1.1 431"), over[:80]
+    many = b"GET /api/health HTTP/1.1\r\nHost: x\r\n" + b"".join(
+        b"X-H%d: %s\r\n" % (i, b"b" * 100) for i in range(200)) + b"\r\n"  # 200 small headers, ~21 KiB
+    assert _raw_request(impatient.port, many).startswith(b"HTTP/1.1 431")
+    assert httpx.get(impatient.base + "/api/health").status_code == 200
+
+
 def _frame(payload: bytes) -> bytes:
     """A client's masked text frame (the mask is zeros: the payload goes as it is)."""
     head = bytes([0x81])

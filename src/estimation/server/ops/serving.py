@@ -30,8 +30,14 @@ from ..config import Settings
 
 #: Seconds a closing connection's peer has to read what is still buffered before the socket is aborted.
 CLOSE_GRACE = 5.0
-#: Largest request head (request line and headers) uvicorn's h11 parser accepts.
+#: Largest request head (request line and headers) the server reads: past it, 431 and the connection closes.
+#: httptools (llhttp) sets no such limit of its own, so :class:`GuardedHttp` counts; h11's setting is the same
+#: figure for a server run with ``--http h11``.
 MAX_HEAD_BYTES = 16 * 1024
+
+
+class HeadTooLarge(Exception):
+    """Raised from the parser's callbacks: httptools turns it into a parser error, which ends the request."""
 
 
 class ClosingTransport:
@@ -53,13 +59,17 @@ class ClosingTransport:
 
 
 class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a deadline for each request's headers, and closes that close."""
+    """uvicorn's httptools protocol with a deadline for each request's headers, a cap on their size
+    (:data:`MAX_HEAD_BYTES`), and closes that close."""
 
     header_timeout = 10.0
+    max_head_bytes = MAX_HEAD_BYTES
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(cast(asyncio.Transport, ClosingTransport(transport, CLOSE_GRACE)))
         self._head_timer: asyncio.TimerHandle | None = None
+        self._head_bytes = 0
+        self._head_too_large = False
         self._arm()  # the first request's headers are due from now (a client that sends nothing too)
 
     def _arm(self) -> None:
@@ -76,8 +86,35 @@ class GuardedHttp(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.abort()  # nothing of theirs is being answered: no goodbye owed
 
+    def _count_head(self, size: int) -> None:
+        self._head_bytes += size
+        if self._head_bytes > self.max_head_bytes:
+            self._head_too_large = True
+            raise HeadTooLarge
+
+    def on_url(self, url: bytes) -> None:
+        self._count_head(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count_head(len(name) + len(value) + 4)  # "name: value\r\n"
+        super().on_header(name, value)
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn answers every parser error with a 400; a head over the cap gets the status that says so."""
+        if not self._head_too_large:
+            super().send_400_response(msg)
+            return
+        text = f"request head larger than {self.max_head_bytes} bytes".encode("ascii")
+        self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                             b"content-type: text/plain; charset=utf-8\r\n"
+                             b"content-length: " + str(len(text)).encode("ascii") + b"\r\n"
+                             b"connection: close\r\n\r\n" + text)
+        self.transport.close()
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._head_bytes = 0
         self._arm()  # a later request on a keep-alive connection: its headers are due from its first byte
 
     def on_headers_complete(self) -> None:
