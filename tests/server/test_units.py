@@ -71,6 +71,28 @@ def test_a_yes_no_setting_that_is_neither_says_so(monkeypatch: pytest.MonkeyPatc
         Settings.from_env()
 
 
+def test_every_setting_comes_from_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No field is left out of the environment: each one's ESTIMATION_ variable (DATABASE_URL for the
+    database) sets it, and a number that does not parse names its variable."""
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        if isinstance(default, bool):
+            raw, want = ("0", False) if default else ("1", True)
+        elif isinstance(default, int):
+            raw, want = str(default + 7), default + 7
+        elif isinstance(default, float):
+            raw, want = str(default + 0.5), default + 0.5
+        else:
+            raw = want = f"{default}x"
+        variable = "DATABASE_URL" if name == "database_url" else f"ESTIMATION_{name.upper()}"
+        monkeypatch.setenv(variable, raw)
+        assert getattr(Settings.from_env(), name) == want, variable
+        monkeypatch.delenv(variable)
+    monkeypatch.setenv("ESTIMATION_BOT_DELAY", "soon")
+    with pytest.raises(ValueError, match="ESTIMATION_BOT_DELAY='soon'"):
+        Settings.from_env()
+
+
 def test_a_seats_copy_is_equal_and_separate_for_every_field() -> None:
     """The save point copies seats positionally; a field added to SeatState and left out of ``copy`` would
     be lost on every rollback, so each field is set to a value unlike its default and compared."""

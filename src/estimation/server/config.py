@@ -1,44 +1,33 @@
 """Server settings, read once from the environment so that tests and deployments differ only in variables.
 
 Every knob has a default that makes `estimation serve` work with nothing else installed: a SQLite file in the
-current directory, human-pace bots, generous limits.
+current directory, human-pace bots, generous limits. pydantic-settings maps each field to its variable.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+
+from pydantic import AliasChoices, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///estimation.db"
 
 
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    return default if raw is None or raw == "" else int(raw)
+class Settings(BaseSettings):
+    """Everything the server needs to know that is not in the database.
 
+    Every field is read from the environment variable ``ESTIMATION_`` + its name in capitals
+    (``bot_delay``: ``ESTIMATION_BOT_DELAY``), the database's from ``DATABASE_URL``; an unset or empty
+    variable keeps the default, and a value that does not parse is refused with the variable's name. Keyword
+    arguments win over the environment (what the command line's options and the tests use).
+    """
 
-def _float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    return default if raw is None or raw == "" else float(raw)
+    model_config = SettingsConfigDict(env_prefix="ESTIMATION_", env_ignore_empty=True, frozen=True,
+                                      extra="forbid", populate_by_name=True)
 
-
-def _flag(name: str, default: bool) -> bool:
-    """A yes/no setting: 1, true, yes, on (any case) or 0, false, no, off; unset or empty: ``default``."""
-    raw = os.environ.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{name}={raw!r}: say 1 or 0 (true/false, yes/no, on/off)")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the server needs to know that is not in the database."""
-
-    database_url: str = DEFAULT_DATABASE_URL
+    database_url: str = Field(DEFAULT_DATABASE_URL,
+                              validation_alias=AliasChoices("DATABASE_URL", "ESTIMATION_DATABASE_URL"))
     #: Lifetime of a session token; an expired token is refused like an unknown one.
     session_seconds: int = 7 * 24 * 3600
     #: Coins granted to a new account (a ledger row of kind ``grant``); guests get none and cannot stake.
@@ -133,48 +122,14 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
-        base = cls(
-            database_url=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
-            session_seconds=_int("ESTIMATION_SESSION_SECONDS", cls.session_seconds),
-            starting_grant=_int("ESTIMATION_STARTING_GRANT", cls.starting_grant),
-            bot_delay=_float("ESTIMATION_BOT_DELAY", cls.bot_delay),
-            max_message_bytes=_int("ESTIMATION_MAX_MESSAGE_BYTES", cls.max_message_bytes),
-            rate_per_second=_float("ESTIMATION_RATE_PER_SECOND", cls.rate_per_second),
-            rate_burst=_int("ESTIMATION_RATE_BURST", cls.rate_burst),
-            rest_rate_per_second=_float("ESTIMATION_REST_RATE_PER_SECOND", cls.rest_rate_per_second),
-            rest_rate_burst=_int("ESTIMATION_REST_RATE_BURST", cls.rest_rate_burst),
-            open_table_seconds=_int("ESTIMATION_OPEN_TABLE_SECONDS", cls.open_table_seconds),
-            chat_rate_per_second=_float("ESTIMATION_CHAT_RATE_PER_SECOND", cls.chat_rate_per_second),
-            chat_burst=_int("ESTIMATION_CHAT_BURST", cls.chat_burst),
-            quickplay_wait_seconds=_float("ESTIMATION_QUICKPLAY_WAIT_SECONDS", cls.quickplay_wait_seconds),
-            quickplay_bot_level=os.environ.get("ESTIMATION_QUICKPLAY_BOT_LEVEL") or cls.quickplay_bot_level,
-            daily_grant_to=_int("ESTIMATION_DAILY_GRANT_TO", cls.daily_grant_to),
-            send_queue_bytes=_int("ESTIMATION_SEND_QUEUE_BYTES", cls.send_queue_bytes),
-            send_timeout=_float("ESTIMATION_SEND_TIMEOUT", cls.send_timeout),
-            sockets_per_address=_int("ESTIMATION_SOCKETS_PER_ADDRESS", cls.sockets_per_address),
-            sockets_per_player=_int("ESTIMATION_SOCKETS_PER_PLAYER", cls.sockets_per_player),
-            create_per_minute=_float("ESTIMATION_CREATE_PER_MINUTE", cls.create_per_minute),
-            create_burst=_int("ESTIMATION_CREATE_BURST", cls.create_burst),
-            open_tables_per_player=_int("ESTIMATION_OPEN_TABLES_PER_PLAYER", cls.open_tables_per_player),
-            sign_ins_per_minute=_float("ESTIMATION_SIGN_INS_PER_MINUTE", cls.sign_ins_per_minute),
-            sign_in_burst=_int("ESTIMATION_SIGN_IN_BURST", cls.sign_in_burst),
-            hash_workers=_int("ESTIMATION_HASH_WORKERS", cls.hash_workers),
-            hash_queue=_int("ESTIMATION_HASH_QUEUE", cls.hash_queue),
-            bot_workers=_int("ESTIMATION_BOT_WORKERS", cls.bot_workers),
-            trusted_proxies=os.environ.get("ESTIMATION_TRUSTED_PROXIES", cls.trusted_proxies),
-            header_timeout=_float("ESTIMATION_HEADER_TIMEOUT", cls.header_timeout),
-            body_timeout=_float("ESTIMATION_BODY_TIMEOUT", cls.body_timeout),
-            max_body_bytes=_int("ESTIMATION_MAX_BODY_BYTES", cls.max_body_bytes),
-            keep_alive_seconds=_int("ESTIMATION_KEEP_ALIVE_SECONDS", cls.keep_alive_seconds),
-            session_sweep_seconds=_float("ESTIMATION_SESSION_SWEEP_SECONDS", cls.session_sweep_seconds),
-            leaderboard_cache_seconds=_float("ESTIMATION_LEADERBOARD_CACHE_SECONDS",
-                                             cls.leaderboard_cache_seconds),
-            redis_url=os.environ.get("ESTIMATION_REDIS_URL", cls.redis_url),
-            redis_prefix=os.environ.get("ESTIMATION_REDIS_PREFIX") or cls.redis_prefix,
-            metrics_host=os.environ.get("ESTIMATION_METRICS_HOST") or cls.metrics_host,
-            metrics_port=_int("ESTIMATION_METRICS_PORT", cls.metrics_port),
-            cluster=_flag("ESTIMATION_CLUSTER", cls.cluster),
-            lease_seconds=_float("ESTIMATION_LEASE_SECONDS", cls.lease_seconds),
-            process_tuning=_flag("ESTIMATION_PROCESS_TUNING", cls.process_tuning),
-        )
-        return replace(base, **overrides)  # type: ignore[arg-type]
+        """The settings of this environment, with ``overrides`` on top; a variable that does not parse is a
+        ``ValueError`` naming it and its value (one line, for the command line to show)."""
+        try:
+            return cls(**overrides)  # type: ignore[arg-type]  # checked here, field by field
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = str(first["loc"][0]) if first["loc"] else "?"
+            database = field in ("database_url", "DATABASE_URL")
+            name = "DATABASE_URL" if database else f"ESTIMATION_{field.upper()}"
+            raw = os.environ.get(name, first.get("input"))
+            raise ValueError(f"{name}={raw!r}: {first['msg']}") from None
