@@ -2,8 +2,12 @@
 
 A ruleset says only what differs: the rounds of each length, the declaration phase (who may say what before
 the first card) with the state it keeps while the deal is declared, what of that state is public, and
-scoring. Dealing, trick play, markers, the multiplier's bookkeeping, totals, partnerships, records and views
-live in :mod:`estimation.game` once, for every ruleset, and read a ruleset only through this class.
+scoring. Dealing, trick play, markers, the multiplier's bookkeeping, totals and partnerships live in
+:mod:`estimation.game` once, for every ruleset, and read a ruleset only through this class.
+
+The ruleset's hooks see the game as :class:`GameState`, a protocol of the game's state that
+:class:`estimation.game.Game` fulfils: this module (and the views, the record writer and the fast path, typed
+on the same protocol) sits below the game and never imports it.
 
 A new ruleset is one module with a :class:`Ruleset` subclass and one entry in ``rulesets.RULESETS``
 (``tests/toy_ruleset.py`` is a whole one, registered by its test). Nothing outside ``rulesets/`` tests a
@@ -15,15 +19,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
-from ..actions import Verb
+from ..actions import Action, Verb
 from ..cards import Trump
+from ..results import RoundResult
 from ..scoring import RoundFacts, SeatScore
-
-if TYPE_CHECKING:
-    from ..actions import Action
-    from ..game import Game
 
 
 class Phase(enum.StrEnum):
@@ -93,6 +94,71 @@ class PublicDeclarations(NamedTuple):
 VERB_ROLES = ("offer", "decline", "auction", "join", "pass", "declare", "estimate", "play")
 
 
+class GameState(Protocol):
+    """A match as the rulesets, the views, the record writer and the fast path read (and the rulesets' hooks
+    change) it: :class:`estimation.game.Game` is the implementation, whose docstrings say what each means.
+
+    Typing on this rather than on the class keeps every module that reads a game below it in the import
+    graph, so that the game can use them (its ``view``, ``record`` and ``play_state``).
+    """
+
+    # the match
+    ruleset: Ruleset
+    partners: bool
+    length: str
+    schedule: tuple[RoundSpec, ...]
+    seed: int | str
+    players: tuple[str, ...]
+    first_dealer: int
+    multiplier: int
+    round_results: list[RoundResult]
+    deal_log: list[tuple[int, int, tuple[int, ...], list[Action]]]
+    ended: dict[str, Any] | None
+    round_no: int
+    deal_no: int
+    # the deal
+    dealt: tuple[int, ...]
+    hands: list[int]
+    actions: list[Action]
+    phase: Phase
+    turn: int | None
+    kind: str
+    trump: Trump
+    #: The ruleset's own declaration state (its :attr:`Ruleset.declaration_state`).
+    decl: Any
+    caller: int | None
+    estimates: list[int | None]
+    est_order: tuple[int, ...]
+    est_pos: int
+    # the play
+    leader: int
+    trick: list[int]
+    tricks_won: list[int]
+    trick_log: list[tuple[int, tuple[int, ...], int]]
+    avoid: list[int]
+
+    @property
+    def spec(self) -> RoundSpec: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+    @property
+    def places(self) -> list[int]: ...
+    @property
+    def sides(self) -> dict[str, list[Any]] | None: ...
+    @property
+    def rounds(self) -> int: ...
+
+    def legal_actions(self) -> tuple[Action, ...]: ...
+    def start_play(self, leader: int) -> None: ...
+    def end_deal_without_play(self) -> None: ...
+
+
 # Bound once: Python 3.11 looks enum members up through a slow attribute hook (see estimation.game).
 _DASH = Phase.DASH
 _ESTIMATE = Phase.ESTIMATE
@@ -131,27 +197,27 @@ class Ruleset:
     declaration_state: ClassVar[type[Declarations]] = Declarations
 
     # --- declarations -----------------------------------------------------------------------------
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         """Set the phase and the first seat to act for a deal that was just dealt."""
         raise NotImplementedError
 
-    def legal_declarations(self, game: Game) -> Sequence[Action]:
+    def legal_declarations(self, game: GameState) -> Sequence[Action]:
         raise NotImplementedError
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         """Apply a declaration already known to be legal (the unchecked path)."""
         raise NotImplementedError
 
-    def explain_illegal(self, game: Game, action: Action) -> str:
+    def explain_illegal(self, game: GameState, action: Action) -> str:
         """Why ``action`` is not legal now; called only after it was found illegal."""
         return "not a legal action now"
 
     # --- what the declarations made public (views, bots) ---------------------------------------------
-    def public_declarations(self, game: Game) -> PublicDeclarations:
+    def public_declarations(self, game: GameState) -> PublicDeclarations:
         """The public facts of the declarations so far; the base knows only the offer's takers."""
         return PublicDeclarations(tuple(game.decl.dash_seats))
 
-    def trump_in_force(self, game: Game) -> Trump | None:
+    def trump_in_force(self, game: GameState) -> Trump | None:
         """The trump the cards will be played in as things stand, or None while it is not public.
 
         RULES.md: "the trump shown is the trump in force". The base: a round's fixed trump from the start,
@@ -165,7 +231,7 @@ class Ruleset:
     #: The role marker of a seat that took the offer to sit out on zero.
     offer_role: ClassVar[str] = "dash_call"
 
-    def seat_roles(self, game: Game) -> list[str | None]:
+    def seat_roles(self, game: GameState) -> list[str | None]:
         """Each seat's public role marker: ``caller``, ``with``, ``dash_call``, ``dash`` or None.
 
         The base marks the Caller and the offer's takers; a ruleset with With seats or plain Dashes adds them.
@@ -177,7 +243,7 @@ class Ruleset:
             roles[game.caller] = "caller"
         return roles
 
-    def risk_in_play(self, game: Game) -> tuple[int | None, int]:
+    def risk_in_play(self, game: GameState) -> tuple[int | None, int]:
         """(the last estimator, its Risk level by this ruleset's rule) once the estimates are all in;
         (None, 0) before."""
         if game.phase is not _PLAY or not game.est_order:
@@ -189,7 +255,7 @@ class Ruleset:
     offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASHCALL, Verb.NODASH)
     max_zeros: ClassVar[int] = 2
 
-    def begin_offer(self, game: Game) -> None:
+    def begin_offer(self, game: GameState) -> None:
         game.phase = _DASH
         game.decl.asked = 0
         game.turn = (game.dealer + 1) & 3
@@ -198,13 +264,11 @@ class Ruleset:
         key = (seat, self.offer_verbs)
         found = _OFFERS.get(key)
         if found is None:
-            from ..actions import Action
-
             take, decline = self.offer_verbs
             found = _OFFERS[key] = (Action.bare(seat, take), Action.bare(seat, decline))
         return found
 
-    def apply_offer(self, game: Game, action: Action) -> None:
+    def apply_offer(self, game: GameState, action: Action) -> None:
         """Each seat is asked once, from the dealer's left; once two have taken it the rest are not."""
         decl = game.decl
         if action.verb is self.offer_verbs[0]:
@@ -215,24 +279,24 @@ class Ruleset:
         else:
             game.turn = (game.dealer + 1 + decl.asked) & 3
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         raise NotImplementedError
 
-    def begin_estimates(self, game: Game, order: tuple[int, ...]) -> None:
+    def begin_estimates(self, game: GameState, order: tuple[int, ...]) -> None:
         game.phase = _ESTIMATE
         game.est_order = order
         game.est_pos = 0
         game.turn = order[0]
 
-    def max_estimate(self, game: Game) -> int:
+    def max_estimate(self, game: GameState) -> int:
         return 13
 
-    def zeros(self, game: Game) -> int:
+    def zeros(self, game: GameState) -> int:
         """Seats on zero so far: the offer's takers and every estimate of 0 made."""
         estimates = game.estimates
         return len(game.decl.dash_seats) + [estimates[s] for s in game.est_order[: game.est_pos]].count(0)
 
-    def estimate_bounds(self, game: Game) -> tuple[int, int, int]:
+    def estimate_bounds(self, game: GameState) -> tuple[int, int, int]:
         """(lowest, highest, forbidden) for the estimate due now; forbidden is -1 when nothing is."""
         low = 0 if self.zeros(game) < self.max_zeros else 1
         forbidden = -1
@@ -240,7 +304,7 @@ class Ruleset:
             forbidden = 13 - sum([e for e in game.estimates if e is not None])
         return low, self.max_estimate(game), forbidden
 
-    def record_estimate(self, game: Game, seat: int, number: int) -> bool:
+    def record_estimate(self, game: GameState, seat: int, number: int) -> bool:
         """Store an estimate and pass the turn; True once the last estimate is in."""
         game.estimates[seat] = number
         game.est_pos += 1
@@ -249,7 +313,7 @@ class Ruleset:
             return False
         return True
 
-    def explain_estimate(self, game: Game, number: int) -> str:
+    def explain_estimate(self, game: GameState, number: int) -> str:
         low, top, _ = self.estimate_bounds(game)
         if number > top:
             return f"an estimate here is at most {top}"
@@ -258,7 +322,7 @@ class Ruleset:
         return "the last estimate may not bring the total to exactly 13"
 
     # --- scoring ------------------------------------------------------------------------------------
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         """What the scorer needs from a deal whose 13 tricks are played."""
         raise NotImplementedError
 
@@ -268,7 +332,7 @@ class Ruleset:
     def risk_level(self, facts: RoundFacts) -> int:
         raise NotImplementedError
 
-    def round_kind(self, game: Game) -> str:
+    def round_kind(self, game: GameState) -> str:
         """The replay output's ``kind`` for the round in progress."""
         return game.kind
 

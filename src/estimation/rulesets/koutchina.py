@@ -8,15 +8,12 @@ three failed auctions make the fourth deal a fixed NT round. Scoring: 10 + trick
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import ClassVar, Final
 
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Declarations, Phase, PublicDeclarations, RoundSpec, Ruleset
-
-if TYPE_CHECKING:
-    from ..game import Game
+from .base import Declarations, GameState, Phase, PublicDeclarations, RoundSpec, Ruleset
 
 #: Every call 4C..13NT in ascending order (by number, then trump C < D < H < S < NT).
 ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
@@ -106,7 +103,7 @@ class Koutchina(Ruleset):
     _estimate_tuples: ClassVar[dict[tuple[int, int, int, int, int], tuple[Action, ...]]] = {}
 
     # --- phases -------------------------------------------------------------------------------------
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         if game.kind == "call" and game.deal_no >= FAILED_AUCTIONS_BEFORE_FIXED:
             game.kind = "fixed"
             game.trump = _NT
@@ -116,7 +113,7 @@ class Koutchina(Ruleset):
             first = game.dealer + self.first_estimator
             self.begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         game.phase = _AUCTION
         decl: AuctionState = game.decl
         dash_seats = decl.dash_seats
@@ -131,11 +128,11 @@ class Koutchina(Ruleset):
                 return s
         return None
 
-    def max_estimate(self, game: Game) -> int:
+    def max_estimate(self, game: GameState) -> int:
         standing = game.decl.standing
         return standing[0] if game.kind == "call" and standing else 13
 
-    def legal_declarations(self, game: Game) -> tuple[Action, ...]:
+    def legal_declarations(self, game: GameState) -> tuple[Action, ...]:
         seat = game.turn
         assert seat is not None
         phase = game.phase
@@ -146,7 +143,7 @@ class Koutchina(Ruleset):
             return AUCTION_ACTIONS[seat][_NEXT_CALL[standing[0], standing[1]] if standing else 0]
         return self._legal_estimates(game, seat)
 
-    def _legal_estimates(self, game: Game, seat: int) -> tuple[Action, ...]:
+    def _legal_estimates(self, game: GameState, seat: int) -> tuple[Action, ...]:
         low, top, forbidden = self.estimate_bounds(game)
         super_min = self.super_call_min if game.kind == "fixed" else 14
         key = (seat, low, top, forbidden, super_min)
@@ -163,7 +160,7 @@ class Koutchina(Ruleset):
             found = self._estimate_tuples[key] = tuple(out)
         return found
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         verb = action.verb
         seat = action.seat
         decl: AuctionState = game.decl
@@ -188,7 +185,7 @@ class Koutchina(Ruleset):
         else:  # pragma: no cover - legality is checked before
             raise AssertionError(f"not a {self.name} declaration: {action}")
 
-    def _after_bid(self, game: Game, decl: AuctionState, seat: int) -> None:
+    def _after_bid(self, game: GameState, decl: AuctionState, seat: int) -> None:
         standing = decl.standing
         # _next_bidder, inline: the next seat still in the auction that does not hold the standing call.
         owner = standing[2] if standing else None
@@ -210,7 +207,7 @@ class Koutchina(Ruleset):
             estimates[s] = 0
         self.begin_estimates(game, tuple([s for s in _AFTER[caller][:3] if s not in dash_seats]))
 
-    def _end_estimates(self, game: Game) -> None:
+    def _end_estimates(self, game: GameState) -> None:
         if game.kind == "fixed":
             best = max(game.estimates[s] or 0 for s in game.est_order)
             game.caller = next(s for s in game.est_order if game.estimates[s] == best)
@@ -221,7 +218,7 @@ class Koutchina(Ruleset):
         game.start_play(game.caller)
 
     # --- diagnosis ------------------------------------------------------------------------------------
-    def explain_illegal(self, game: Game, action: Action) -> str:
+    def explain_illegal(self, game: GameState, action: Action) -> str:
         verb = action.verb
         phase = game.phase
         if phase is Phase.DASH:
@@ -259,11 +256,11 @@ class Koutchina(Ruleset):
         super().check_typed_round(kind, caller, dash_seats, joined, order)
 
     # --- what is public ----------------------------------------------------------------------------------
-    def public_declarations(self, game: Game) -> PublicDeclarations:
+    def public_declarations(self, game: GameState) -> PublicDeclarations:
         decl: AuctionState = game.decl
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing)
 
-    def trump_in_force(self, game: Game) -> Trump | None:
+    def trump_in_force(self, game: GameState) -> Trump | None:
         """A fixed round's Super Call changes the trump the moment it is made, not when play starts: the
         seats still to estimate must know it. ``super_call`` is the running choice (highest number, ties to
         the earliest), the very trump the end of the estimates installs."""
@@ -272,7 +269,7 @@ class Koutchina(Ruleset):
             return decl.super_call[2]
         return super().trump_in_force(game)
 
-    def seat_roles(self, game: Game) -> list[str | None]:
+    def seat_roles(self, game: GameState) -> list[str | None]:
         """The Caller, a Dash Caller, a With (another estimator on the Caller's number) and a plain Dash (an
         estimate of 0)."""
         roles = super().seat_roles(game)
@@ -288,7 +285,7 @@ class Koutchina(Ruleset):
         return roles
 
     # --- scoring ---------------------------------------------------------------------------------------
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         estimates = tuple([e or 0 for e in game.estimates])
         caller = game.caller
         assert caller is not None
