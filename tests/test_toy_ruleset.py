@@ -29,7 +29,7 @@ from estimation import Action, Game, RoundFacts, SeatScore, Trump, Verb
 from estimation.bots import HeuristicBot, RandomBot, StrongBot
 from estimation.bots.search import Budget
 from estimation.rulesets import RULESETS
-from estimation.rulesets.base import Declarations, Phase, RoundSpec, Ruleset
+from estimation.rulesets.base import Declarations, GameState, Phase, RoundSpec, Ruleset
 from estimation.scoring import seat_lines
 
 # --- the ruleset: one module's worth ---------------------------------------------------------------------
@@ -62,10 +62,10 @@ class Toy(Ruleset):
     saaydeh: ClassVar[bool] = False
     declaration_state: ClassVar[type[Declarations]] = ToyDeclarations
 
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         self.begin_offer(game)
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         """No auction: straight to the estimates, from the dealer's left, the Dash seats on 0."""
         dash = game.decl.dash_seats
         for s in dash:
@@ -73,7 +73,7 @@ class Toy(Ruleset):
         self.begin_estimates(game, tuple(s for s in ((game.dealer + i) & 3 for i in (1, 2, 3, 4))
                                          if s not in dash))
 
-    def legal_declarations(self, game: Game) -> Sequence[Action]:
+    def legal_declarations(self, game: GameState) -> Sequence[Action]:
         seat = game.turn
         assert seat is not None
         if game.phase is Phase.DASH:
@@ -81,7 +81,7 @@ class Toy(Ruleset):
         low, top, forbidden = self.estimate_bounds(game)
         return [Action.est(seat, n) for n in range(low, top + 1) if n != forbidden]
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         if action.verb is not Verb.EST:
             self.apply_offer(game, action)
             return
@@ -94,7 +94,7 @@ class Toy(Ruleset):
             game.caller = decl.high[1]
             game.start_play(game.caller)
 
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         return RoundFacts(game.kind, tuple(e or 0 for e in game.estimates), tuple(game.tricks_won),
                           game.est_order, game.caller, frozenset(game.decl.dash_seats), 1, frozenset())
 
