@@ -44,6 +44,14 @@ class ToyDeclarations(Declarations):
 
 class Toy(Ruleset):
     name: ClassVar[str] = "toy"
+    display_names: ClassVar[dict[str, str]] = {"en": "Toy", "ar": "لعبة"}
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {"en": {
+        "dealer": "Dealer: deals; the seat after the dealer is asked the Dash first.",
+        "caller": "Caller: the highest estimate (the earliest of equal ones); leads; ±10.",
+        "dash": "Dash: a blind promise of no trick; 15 if none, -15 otherwise.",
+        "risk": "Risk: the last estimator, total 4 or more away from 13; 5 more or 5 less.",
+        "left": "Left: a bot plays the seat to the end.",
+    }}
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
         "short": (RoundSpec("plain", Trump.S), RoundSpec("plain", Trump.NT)),
         "long": tuple(RoundSpec("plain", t) for t in (Trump.H, Trump.D, Trump.C, Trump.NT)),
@@ -213,6 +221,47 @@ def test_views_say_what_the_ruleset_declares() -> None:
             assert view["trump"] == str(game.spec.trump)
         game.apply(rng.choice(game.legal_actions()))
     assert "caller" in seen_roles
+
+
+def test_what_a_client_shows_of_it_is_its_own() -> None:
+    """The names and the marker tooltips a client shows come from the class: the toy's, not another's."""
+    described = Toy().describe()
+    assert described["display_names"] == {"en": "Toy", "ar": "لعبة"}
+    assert Toy.display_name("ar") == "لعبة" and Toy.display_name("fr") == "Toy"
+    assert described["roles"] == ["caller", "dash"]  # no With, no Dash Call: the offer's takers are Dashes
+    assert described["markers"] == ["dealer", "caller", "dash", "risk", "left"]  # no Sa'aydeh, one Risk level
+    assert described["marker_tips"] == Toy.marker_tips
+    assert described["level_points"] is None and Toy.match_level_points([1, 2, 3, 4]) is None
+
+
+@pytest.mark.parametrize("name", [*RULESETS, Toy.name])
+def test_the_markers_a_table_shows_are_the_ones_the_ruleset_declares(name: str) -> None:
+    """Played out, every role and Risk level a view marks is one the ruleset declares (``role_markers``,
+    ``risk_levels``), and every marker it can show has a tooltip in every language it has texts in."""
+    ruleset = RULESETS[name]
+    declared = set(ruleset.role_markers())
+    shown = set(ruleset.shown_markers())
+    roles: set[str] = set()
+    risks: set[int] = set()
+    lengths = list(ruleset.lengths)
+    for seed in range(6):
+        game = estimation.new_game(name, lengths[seed % len(lengths)], seed=seed, partners=seed % 2 == 1)
+        rng = random.Random(seed)
+        while not game.is_over:
+            for marker in game.view(None)["markers"]:
+                if marker["role"]:
+                    roles.add(marker["role"])
+                risks.add(marker["risk"])
+            game.apply(rng.choice(game.legal_actions()))
+    assert roles <= declared, f"{name} marks {roles - declared} it does not declare"
+    assert max(risks) <= ruleset.risk_levels
+    assert "caller" in roles and ruleset.offer_role in roles
+    assert {"dealer", "left", "caller"} <= shown
+    assert ("multiplier" in shown) is ruleset.saaydeh
+    assert "en" in ruleset.marker_tips and "en" in ruleset.display_names
+    for lang, tips in ruleset.marker_tips.items():
+        assert shown <= set(tips), f"{name} has no {lang} tooltip for {shown - set(tips)}"
+        assert all(isinstance(text, str) and text.strip() for text in tips.values())
 
 
 # --- the calculator ---------------------------------------------------------------------------------------

@@ -10,8 +10,13 @@ The ruleset's hooks see the game as :class:`GameState`, a protocol of the game's
 on the same protocol) sits below the game and never imports it.
 
 A new ruleset is one module with a :class:`Ruleset` subclass and one entry in ``rulesets.RULESETS``
-(``tests/toy_ruleset.py`` is a whole one, registered by its test). Nothing outside ``rulesets/`` tests a
-ruleset's name: views, records, the calculator, history, the CLI and the browser read what the class declares.
+(``tests/test_toy_ruleset.py`` holds a whole one, registered by the test). The game, views, records, the
+calculator and the CLI never test a ruleset's name: they read what the class declares. What a client shows
+of a ruleset is declared here too, for every ruleset alike: its name by language (``display_names``), lengths
+and default length, round kinds, level points and badge (``level_points``, ``badge_wins``), whether it has
+the Sa'aydeh multiplier (``saaydeh``), the roles and markers its table shows (``role_markers``,
+``shown_markers``) and their tooltips by language (``marker_tips``); :meth:`Ruleset.describe` gives all of it
+as JSON.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..actions import Action, Verb
 from ..cards import Trump
-from ..results import RoundResult
+from ..results import RoundResult, outcomes
 from ..scoring import RoundFacts, SeatScore
 
 
@@ -87,6 +92,14 @@ class PublicDeclarations(NamedTuple):
     with_seats: tuple[int, ...] = ()
     declared: tuple[int, Trump] | None = None
 
+
+#: The table's markers whose meaning a ruleset says in :attr:`Ruleset.marker_tips` (the keys the browser's
+#: chips use): the dealer, each role (``dashcall`` is the role ``dash_call``), each Risk level, a seat that
+#: left, the multiplier and the Sa'aydeh. Avoid, bust, away and Over / Under mean the same in every ruleset.
+MARKER_TIP_KEYS = ("dealer", "caller", "with", "dashcall", "dash", "risk", "risk2", "risk3", "left",
+                   "multiplier", "saaydeh")
+#: A seat's role marker (``Ruleset.seat_roles``) -> its key in :data:`MARKER_TIP_KEYS`.
+ROLE_TIP_KEYS = {"caller": "caller", "with": "with", "dash_call": "dashcall", "dash": "dash"}
 
 #: The parts of a ruleset's vocabulary a client needs to draw its panels, and the verb of each (or None):
 #: the offer to sit out on zero and its refusal, the auction's verb, joining the standing bid, passing,
@@ -168,7 +181,12 @@ _PLAY = Phase.PLAY
 class Ruleset:
     """Base class; subclasses fill the class attributes and the declaration/scoring hooks."""
 
+    #: The ruleset's name in records, views and URLs.
     name: ClassVar[str]
+    #: Its name as people read it, by language code: "en" always, which a client shows for a language
+    #: missing here (:meth:`display_name`).
+    display_names: ClassVar[dict[str, str]] = {}
+    #: Each length's rounds, and the length of a game that names none.
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]]
     default_length: ClassVar[str]
     #: Every verb a record of this ruleset may use (the others are refused by name).
@@ -189,9 +207,14 @@ class Ruleset:
     #: Whether a player leaving ends the match (egyptian) rather than a bot taking the seat.
     leaver_ends_match: ClassVar[bool] = False
     #: Level points per player for a match won, drawn and lost (None: this ruleset keeps none), and the
-    #: wins that earn the badge.
+    #: wins that earn the badge (:meth:`match_level_points` pays them for a finished match).
     level_points: ClassVar[dict[str, int] | None] = None
     badge_wins: ClassVar[int] = 0
+    #: The tooltip of each marker of :data:`MARKER_TIP_KEYS`, by language code ("en" always): one for every
+    #: marker a table of this ruleset shows (:meth:`shown_markers`), and for one it never shows a line saying
+    #: why (a rules page lists every marker). The same chip means another thing in another ruleset (a
+    #: Caller's ±10 or +20 / -10, a Dash's 10 or 23), so the texts are the ruleset's.
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {}
     #: The per-deal declaration state this ruleset keeps: the engine makes one for every deal dealt, as
     #: ``game.decl``, before :meth:`begin_deal`.
     declaration_state: ClassVar[type[Declarations]] = Declarations
@@ -386,10 +409,46 @@ class Ruleset:
         """Whether a round of ``kind`` opens with the offer to sit out on zero."""
         return "offer" in self.verb_roles and (self.offer_kinds is None or kind in self.offer_kinds)
 
+    # --- what a client shows of the ruleset ----------------------------------------------------------
+    @classmethod
+    def display_name(cls, lang: str = "en") -> str:
+        """The ruleset's name as people read it in ``lang``, else in English, else its record name."""
+        return cls.display_names.get(lang) or cls.display_names.get("en") or cls.name
+
+    @classmethod
+    def role_markers(cls) -> tuple[str, ...]:
+        """Every role marker :meth:`seat_roles` can give a seat: the base gives the Caller and the offer's
+        takers; a ruleset that marks more seats (With, a plain Dash) says so."""
+        return ("caller", cls.offer_role)
+
+    @classmethod
+    def shown_markers(cls) -> tuple[str, ...]:
+        """The keys of :data:`MARKER_TIP_KEYS` a table of this ruleset can show: the dealer, each role it
+        gives, each Risk level it has, a seat that left, and the multiplier and the Sa'aydeh if it has them.
+        :attr:`marker_tips` has a text for each of these."""
+        roles = {ROLE_TIP_KEYS[r] for r in cls.role_markers()}
+        risks = set(("risk", "risk2", "risk3")[: cls.risk_levels])
+        saaydeh = {"multiplier", "saaydeh"} if cls.saaydeh else set()
+        shown = {"dealer", "left"} | roles | risks | saaydeh
+        return tuple(key for key in MARKER_TIP_KEYS if key in shown)
+
+    @classmethod
+    def match_level_points(cls, places: list[int], leaver: int | None = None,
+                           partners: bool = False) -> list[int] | None:
+        """Each seat's level points for a finished match (None: this ruleset keeps none): a lone first place
+        (a side's, with partners) wins, a shared one draws, anything else loses, and a leaver's match is a
+        loss like any other (it pays the loss's points, never a win's or a draw's)."""
+        if cls.level_points is None:
+            return None
+        points = cls.level_points
+        leavers = frozenset() if leaver is None else frozenset({leaver})
+        return [points[o] for o in outcomes(places, partners, leavers)]
+
     def describe(self) -> dict[str, Any]:
         """What a client needs to know of this ruleset without testing its name (``/api/rulesets``)."""
         return {
             "name": self.name,
+            "display_names": dict(self.display_names),
             "lengths": list(self.lengths),
             "default_length": self.default_length,
             "rounds": {length: [{"kind": spec.kind, "trump": None if spec.trump is None else str(spec.trump)}
@@ -403,6 +462,10 @@ class Ruleset:
             "saaydeh": self.saaydeh,
             "leaver_ends_match": self.leaver_ends_match,
             "level_points": None if self.level_points is None else dict(self.level_points),
+            "badge_wins": self.badge_wins,
+            "roles": list(self.role_markers()),
+            "markers": list(self.shown_markers()),
+            "marker_tips": {lang: dict(tips) for lang, tips in self.marker_tips.items()},
             "with_bids": self.has_with_bids,
             "offer_kinds": [k for k in self.round_kinds if self.has_offer(k)],
             "first_estimator": self.first_estimator,

@@ -7,6 +7,8 @@ dealer; With seats estimate first; scoring is 13 + estimate with single-level Ri
 a Dash worth 23 Under / 13 Over; no Sa'aydeh; a leaver ends the match.
 """
 
+# ruff: noqa: RUF001  (the marker tips are texts for people: the minus sign, en dash and times sign are meant)
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -15,7 +17,6 @@ from typing import ClassVar, Final
 
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
-from ..results import outcomes
 from ..scoring import RoundFacts, SeatScore, seat_lines
 from .base import Declarations, GameState, Phase, PublicDeclarations, RoundSpec, Ruleset
 
@@ -51,6 +52,41 @@ class EgyptianDeclarations(Declarations):
 
 class Egyptian(Ruleset):
     name: ClassVar[str] = "egyptian"
+    display_names: ClassVar[dict[str, str]] = {"en": "Egyptian", "ar": "المصرية"}
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {
+            "dealer": "Dealer: deals this round; the player after the dealer speaks first (when nobody "
+                "bids, the dealer leads).",
+            "caller": "Caller: won the auction and declared; leads; ±10, ±20 on a Super Call (8 or more).",
+            "with": "With: joined the winning bid; ±10 if they estimate the declared number.",
+            "dashcall": "Egyptian has no Dash Call: its blind zero is the Dash.",
+            "dash": "Dash: a blind promise of no trick; 23 Under / 13 Over if none, minus the tricks "
+                "otherwise (−10 more Under).",
+            "risk": "Risk: last estimator, total 11 or less, or 15 or more with their estimate 2 or more; "
+                "±10.",
+            "risk2": "Egyptian Risk has one level only (±10).",
+            "risk3": "Egyptian Risk has one level only (±10).",
+            "left": "Left: the match is over; the leaver cannot win.",
+            "multiplier": "Always ×1: Egyptian has no Sa'aydeh.",
+            "saaydeh": "Egyptian has no Sa'aydeh: the round is scored as it stands.",
+        },
+        "ar": {
+            "dealer": "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا (وإذا لم يزايد أحد يفتح هو "
+                "اللعب).",
+            "caller": "المزايد: فاز بالمزاد وأعلن العقد ويفتح اللعب؛ ±10، و±20 في السوبر كول (8 أو أكثر).",
+            "with": "مع: انضم إلى المزايدة الفائزة؛ ±10 إذا توقّع العدد المعلن.",
+            "dashcall": "لا داش كول في القواعد المصرية: الصفر الأعمى هو الداش.",
+            "dash": "داش: تعهّد أعمى ألا يأخذ ولا أكلة؛ 23 تحت / 13 فوق إن نجح، وإلا ناقص الأكلات (و10 "
+                "أخرى في «تحت»).",
+            "risk": "مخاطرة (ريسك): آخر من توقّع، والمجموع 11 أو أقل، أو 15 أو أكثر وتوقّعه 2 أو أكثر؛ "
+                "±10.",
+            "risk2": "للمخاطرة مستوى واحد فقط في القواعد المصرية (±10).",
+            "risk3": "للمخاطرة مستوى واحد فقط في القواعد المصرية (±10).",
+            "left": "غادر: انتهت المباراة، والمغادر لا يمكن أن يفوز.",
+            "multiplier": "دائمًا ×1: لا سعايدة في القواعد المصرية.",
+            "saaydeh": "لا سعايدة في القواعد المصرية: الجولة تُحسب كما هي.",
+        },
+    }
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
         "standard": auction_rounds(13) + speed_rounds(),
         "committee": auction_rounds(13),
@@ -270,6 +306,10 @@ class Egyptian(Ruleset):
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing, tuple(decl.with_seats),
                                   decl.declared)
 
+    @classmethod
+    def role_markers(cls) -> tuple[str, ...]:
+        return ("caller", "with", cls.offer_role)
+
     def seat_roles(self, game: GameState) -> list[str | None]:
         """The Caller, a Dash (never a Dash Call: another promise, scored another way) and a With seat, as
         long as its estimate (once made) is the declared number: another estimate is an ordinary one."""
@@ -333,10 +373,3 @@ class Egyptian(Ruleset):
             ))
         return tuple(out)
 
-
-def level_points(places: list[int], leaver: int | None = None, partners: bool = False) -> list[int]:
-    """Win / draw / loss level points per seat (ruling 9): a lone first place wins, a shared first place
-    draws, anything else loses; with partners, by the side's place. The leaver's match is a loss like any
-    other and pays 4 (RULES.md: "a loss still pays 4"), never a win or a draw."""
-    leavers = frozenset() if leaver is None else frozenset({leaver})
-    return [LEVEL_POINTS[o] for o in outcomes(places, partners, leavers)]

@@ -5,6 +5,8 @@ three failed auctions make the fourth deal a fixed NT round. Scoring: 10 + trick
 ±10 only winner/loser, ±10 per Risk level, Dash Call ±25 Over / ±33 Under.
 """
 
+# ruff: noqa: RUF001  (the marker tips are texts for people: the minus sign, en dash and times sign are meant)
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -75,6 +77,36 @@ class Koutchina(Ruleset):
     """The default ruleset. :class:`~estimation.rulesets.classic.Classic` reuses its declarations."""
 
     name: ClassVar[str] = "koutchina"
+    display_names: ClassVar[dict[str, str]] = {"en": "Koutchina", "ar": "كوتشينة"}
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {
+            "dealer": "Dealer: deals this round; the player after the dealer speaks first.",
+            "caller": "Caller: won the auction (or the highest fixed-round estimate) and leads; ±10.",
+            "with": "With: estimated the Call's number; scores like the Caller, ±10.",
+            "dashcall": "Dash Call: promised no trick; +25 Over / +33 Under if none, −25 / −33 otherwise.",
+            "dash": "Dash: an estimate of 0; 10 with no trick, minus the tricks otherwise.",
+            "risk": "Risk: last estimator, total 2–3 away from 13; ±10.",
+            "risk2": "Double Risk: last estimator, total 4–5 away from 13; ±20.",
+            "risk3": "Triple Risk: last estimator, total 6 or more away from 13; ±30.",
+            "left": "Left the table: a bot plays the seat to the end.",
+            "multiplier": "Multiplier: this round's scores count ×2 or ×4 after a Sa'aydeh.",
+            "saaydeh": "Sa'aydeh: all four missed; nobody scores, the next round counts double (×4 at "
+                "most).",
+        },
+        "ar": {
+            "dealer": "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا.",
+            "caller": "المزايد: فاز بالمزايدة (أو أعلى توقّع في الجولة الثابتة) ويفتح اللعب؛ ±10.",
+            "with": "مع: توقّع عدد الكول، ونقاطه مثل المزايد، ±10.",
+            "dashcall": "داش كول: تعهّد ألا يأخذ ولا أكلة؛ +25 فوق / +33 تحت إن نجح، وإلا −25 / −33.",
+            "dash": "داش: توقّع صفر؛ 10 بلا أكلات، وإلا ناقص الأكلات.",
+            "risk": "مخاطرة (ريسك): آخر من توقّع، والمجموع يبعد 2 أو 3 عن 13؛ ±10.",
+            "risk2": "مخاطرة مضاعفة (دبل ريسك): آخر من توقّع، والمجموع يبعد 4 أو 5 عن 13؛ ±20.",
+            "risk3": "مخاطرة ثلاثية (تريبل ريسك): آخر من توقّع، والمجموع يبعد 6 أو أكثر عن 13؛ ±30.",
+            "left": "غادر الطاولة: روبوت يكمل اللعب بمقعده حتى النهاية.",
+            "multiplier": "المضاعف: نقاط هذه الجولة ×2 أو ×4 بعد السعايدة.",
+            "saaydeh": "سعايدة: أخفق الأربعة؛ لا نقاط، والجولة التالية مضاعفة (×4 حدًّا أقصى).",
+        },
+    }
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
         "micro": fixed_rounds(),
         "mini": call_rounds(5) + fixed_rounds(),
@@ -268,6 +300,10 @@ class Koutchina(Ruleset):
         if game.phase is Phase.ESTIMATE and decl.super_call is not None:
             return decl.super_call[2]
         return super().trump_in_force(game)
+
+    @classmethod
+    def role_markers(cls) -> tuple[str, ...]:
+        return ("caller", "with", cls.offer_role, "dash")
 
     def seat_roles(self, game: GameState) -> list[str | None]:
         """The Caller, a Dash Caller, a With (another estimator on the Caller's number) and a plain Dash (an
