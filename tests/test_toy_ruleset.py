@@ -29,7 +29,7 @@ from estimation import Action, Game, RoundFacts, SeatScore, Trump, Verb
 from estimation.bots import HeuristicBot, RandomBot, StrongBot
 from estimation.bots.search import Budget
 from estimation.rulesets import RULESETS
-from estimation.rulesets.base import Declarations, GameState, Phase, RoundSpec, Ruleset
+from estimation.rulesets.base import Declarations, GameState, Phase, Role, RoundSpec, Ruleset
 from estimation.scoring import seat_lines
 
 # --- the ruleset: one module's worth ---------------------------------------------------------------------
@@ -61,7 +61,7 @@ class Toy(Ruleset):
     verb_roles: ClassVar[dict[str, Verb]] = {"offer": Verb.DASH, "decline": Verb.NODASH,
                                               "estimate": Verb.EST, "play": Verb.PLAY}
     offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASH, Verb.NODASH)
-    offer_role: ClassVar[str] = "dash"
+    offer_role: ClassVar[Role] = "dash"
     round_kinds: ClassVar[tuple[str, ...]] = ("plain",)
     typed_defaults: ClassVar[tuple[str | None, str | None]] = (None, "plain")
     risk_levels: ClassVar[int] = 1

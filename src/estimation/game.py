@@ -17,7 +17,7 @@ from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
 from .fast import PlayState
 from .record_writer import write_record
-from .results import SIDES, RoundResult, score_round, side_places, side_totals, standings
+from .results import SIDES, Ended, RoundResult, Sides, score_round, side_places, side_totals, standings
 from .rulesets.base import Phase, RoundSpec, Ruleset
 from .scoring import RoundFacts
 from .views import seat_view
@@ -96,7 +96,7 @@ class Game:
         self.multiplier = 1
         self.round_results: list[RoundResult] = []
         self.deal_log: list[tuple[int, int, tuple[int, ...], list[Action]]] = []
-        self.ended: dict[str, Any] | None = None
+        self.ended: Ended | None = None
         self.round_no = 1
         self.deal_no = 0
         self._legal: tuple[Action, ...] | None = None
@@ -188,7 +188,7 @@ class Game:
         return standings(self.totals_list, self.partners, self.leaver)
 
     @property
-    def sides(self) -> dict[str, list[Any]] | None:
+    def sides(self) -> Sides | None:
         """RECORD.md's ``sides``: the seats, totals and places of the two sides; None without partners."""
         if not self.partners:
             return None

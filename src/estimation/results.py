@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, TypedDict
 
 from .scoring import RoundFacts, SeatScore
 
@@ -79,6 +79,25 @@ def score_round(ruleset: Scorer, facts: RoundFacts,
     return breakdown, saaydeh
 
 
+#: How a match went for a seat (its side's, with partners): what history and level points count.
+Outcome = Literal["win", "draw", "loss"]
+
+
+class Ended(TypedDict):
+    """RECORD.md's ``ended``: a match a player's leaving ended (egyptian), and that player's seat."""
+
+    reason: Literal["left"]
+    seat: int
+
+
+class Sides(TypedDict):
+    """RECORD.md's ``sides`` of a partnership game: the two sides' seats, totals and places."""
+
+    seats: list[list[int]]
+    totals: list[int]
+    places: list[int]
+
+
 #: The two sides of a partnership game (RULES.md, Partnerships): partners sit opposite.
 SIDES: tuple[tuple[int, int], tuple[int, int]] = ((0, 2), (1, 3))
 
@@ -106,7 +125,7 @@ def standings(totals: list[int] | tuple[int, ...], partners: bool, leaver: int |
 
 
 def outcomes(places: list[int], partners: bool,
-             leavers: set[int] | frozenset[int] = frozenset()) -> list[str]:
+             leavers: set[int] | frozenset[int] = frozenset()) -> list[Outcome]:
     """``win``, ``draw`` or ``loss`` per seat from its place: a lone first place (a side's, with partners)
     wins, a shared first place draws, anything else loses, and a leaver always loses."""
     shared = places.count(1) == 4 if partners else places.count(1) > 1

@@ -24,11 +24,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, NamedTuple, Protocol, Self
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, Self
 
 from ..actions import Action, Verb
 from ..cards import Trump
-from ..results import RoundResult, outcomes
+from ..results import Ended, RoundResult, Sides, outcomes
 from ..scoring import RoundFacts, SeatScore
 
 
@@ -98,8 +98,10 @@ class PublicDeclarations(NamedTuple):
 #: left, the multiplier and the Sa'aydeh. Avoid, bust, away and Over / Under mean the same in every ruleset.
 MARKER_TIP_KEYS = ("dealer", "caller", "with", "dashcall", "dash", "risk", "risk2", "risk3", "left",
                    "multiplier", "saaydeh")
-#: A seat's role marker (``Ruleset.seat_roles``) -> its key in :data:`MARKER_TIP_KEYS`.
-ROLE_TIP_KEYS = {"caller": "caller", "with": "with", "dash_call": "dashcall", "dash": "dash"}
+#: A seat's public role marker (``Ruleset.seat_roles``, a view's ``markers[s]["role"]``).
+Role = Literal["caller", "with", "dash_call", "dash"]
+#: A seat's role marker -> its key in :data:`MARKER_TIP_KEYS`.
+ROLE_TIP_KEYS: dict[Role, str] = {"caller": "caller", "with": "with", "dash_call": "dashcall", "dash": "dash"}
 
 #: The parts of a ruleset's vocabulary a client needs to draw its panels, and the verb of each (or None):
 #: the offer to sit out on zero and its refusal, the auction's verb, joining the standing bid, passing,
@@ -126,7 +128,7 @@ class GameState(Protocol):
     multiplier: int
     round_results: list[RoundResult]
     deal_log: list[tuple[int, int, tuple[int, ...], list[Action]]]
-    ended: dict[str, Any] | None
+    ended: Ended | None
     round_no: int
     deal_no: int
     # the deal
@@ -163,7 +165,7 @@ class GameState(Protocol):
     @property
     def places(self) -> list[int]: ...
     @property
-    def sides(self) -> dict[str, list[Any]] | None: ...
+    def sides(self) -> Sides | None: ...
     @property
     def rounds(self) -> int: ...
 
@@ -252,14 +254,14 @@ class Ruleset:
         return game.trump
 
     #: The role marker of a seat that took the offer to sit out on zero.
-    offer_role: ClassVar[str] = "dash_call"
+    offer_role: ClassVar[Role] = "dash_call"
 
-    def seat_roles(self, game: GameState) -> list[str | None]:
+    def seat_roles(self, game: GameState) -> list[Role | None]:
         """Each seat's public role marker: ``caller``, ``with``, ``dash_call``, ``dash`` or None.
 
         The base marks the Caller and the offer's takers; a ruleset with With seats or plain Dashes adds them.
         """
-        roles: list[str | None] = [None, None, None, None]
+        roles: list[Role | None] = [None, None, None, None]
         for s in game.decl.dash_seats:
             roles[s] = self.offer_role
         if game.caller is not None:
@@ -416,7 +418,7 @@ class Ruleset:
         return cls.display_names.get(lang) or cls.display_names.get("en") or cls.name
 
     @classmethod
-    def role_markers(cls) -> tuple[str, ...]:
+    def role_markers(cls) -> tuple[Role, ...]:
         """Every role marker :meth:`seat_roles` can give a seat: the base gives the Caller and the offer's
         takers; a ruleset that marks more seats (With, a plain Dash) says so."""
         return ("caller", cls.offer_role)

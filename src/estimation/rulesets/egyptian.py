@@ -18,7 +18,7 @@ from typing import ClassVar, Final
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Declarations, GameState, Phase, PublicDeclarations, RoundSpec, Ruleset
+from .base import Declarations, GameState, Phase, PublicDeclarations, Role, RoundSpec, Ruleset
 
 SUPER_CALL: Final = 8
 #: Level points for a match won, drawn (tied at the top) and lost (ruling 9).
@@ -113,7 +113,7 @@ class Egyptian(Ruleset):
         "base": "Base", "caller_with": "C/W", "only": "Only", "risk": "Risk", "dash_call": "Dash"}
     level_points: ClassVar[dict[str, int] | None] = LEVEL_POINTS
     badge_wins: ClassVar[int] = BADGE_WINS
-    offer_role: ClassVar[str] = "dash"
+    offer_role: ClassVar[Role] = "dash"
     has_with_bids: ClassVar[bool] = True
     declaration_state: ClassVar[type[Declarations]] = EgyptianDeclarations
 
@@ -307,10 +307,10 @@ class Egyptian(Ruleset):
                                   decl.declared)
 
     @classmethod
-    def role_markers(cls) -> tuple[str, ...]:
+    def role_markers(cls) -> tuple[Role, ...]:
         return ("caller", "with", cls.offer_role)
 
-    def seat_roles(self, game: GameState) -> list[str | None]:
+    def seat_roles(self, game: GameState) -> list[Role | None]:
         """The Caller, a Dash (never a Dash Call: another promise, scored another way) and a With seat, as
         long as its estimate (once made) is the declared number: another estimate is an ordinary one."""
         roles = super().seat_roles(game)

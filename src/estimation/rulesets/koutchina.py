@@ -15,7 +15,7 @@ from typing import ClassVar, Final
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Declarations, GameState, Phase, PublicDeclarations, RoundSpec, Ruleset
+from .base import Declarations, GameState, Phase, PublicDeclarations, Role, RoundSpec, Ruleset
 
 #: Every call 4C..13NT in ascending order (by number, then trump C < D < H < S < NT).
 ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
@@ -302,10 +302,10 @@ class Koutchina(Ruleset):
         return super().trump_in_force(game)
 
     @classmethod
-    def role_markers(cls) -> tuple[str, ...]:
+    def role_markers(cls) -> tuple[Role, ...]:
         return ("caller", "with", cls.offer_role, "dash")
 
-    def seat_roles(self, game: GameState) -> list[str | None]:
+    def seat_roles(self, game: GameState) -> list[Role | None]:
         """The Caller, a Dash Caller, a With (another estimator on the Caller's number) and a plain Dash (an
         estimate of 0)."""
         roles = super().seat_roles(game)
