@@ -1,6 +1,7 @@
 """What a newcomer hit in the terminal tools: the play prompt, trick 13, bot names, hint on a saved game in
-progress, the Sa'aydeh in `estimation score`, the tournament without matplotlib and its JSON, and the
-record format's docs living in the repository."""
+progress, the Sa'aydeh in `estimation score`, the tournament without matplotlib and its JSON, the record
+format's docs living in the repository, a replay of a file that is not there, and the round view's Over /
+Under."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from estimation import Action, Game
 from estimation.bots import Bot, HeuristicBot, RandomBot
 from estimation.calculator import next_multiplier, score_typed_round
 from estimation.cli import app, save_record, write_atomically
-from estimation.play_terminal import TerminalGame, move_lines, number_span, resolve_move
+from estimation.play_terminal import TerminalGame, move_lines, number_span, over_under_line, resolve_move
 from estimation.tournament import Config, run
 from estimation.tournament.runner import Report, write_outputs
 
@@ -326,3 +327,76 @@ def test_record_format_links_stay_inside_the_repository() -> None:
                 assert target == record_doc, f"{doc.name} links {link}, outside the repository"
                 found += 1
     assert found >= 2  # README's table and docs/rules.md
+
+
+# --- 7. a file that is not there is said plainly ----------------------------------------------------------
+
+
+def test_replay_of_a_missing_file_says_so_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "no-such-game.json"
+    out = CliRunner().invoke(app, ["replay", str(path)])
+    assert out.exit_code == 1
+    assert out.stdout == ""
+    assert out.stderr == f"error: there is no file {path}\n"  # not a record's fault: no "deal 0, action 0"
+    folder = CliRunner().invoke(app, ["replay", str(tmp_path), "--json"])
+    assert folder.exit_code == 1 and folder.stdout == ""
+    assert folder.stderr == f"error: {tmp_path} is a folder, not a record file\n"
+
+
+def test_a_file_that_is_no_record_is_still_the_records_fault(tmp_path: Path) -> None:
+    """RECORD.md: a record that is not well formed (bad JSON) is `deal 0, action 0` on one line, exit 1."""
+    path = tmp_path / "broken.json"
+    path.write_text("{not json", encoding="utf-8")
+    out = CliRunner().invoke(app, ["replay", str(path), "--json"])
+    assert out.exit_code == 1 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith('deal 0, action 0 (""): not valid JSON')
+
+
+def test_hint_on_a_missing_file_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "gone.json"
+    out = CliRunner().invoke(app, ["hint", str(path)])
+    assert out.exit_code == 2 and out.stdout == ""
+    assert out.stderr == f"error: there is no file {path}\n"
+
+
+# --- 8. the round view says Over or Under, and by how many ---------------------------------------------
+
+
+@pytest.mark.parametrize(("ruleset", "length", "seed"), [
+    ("koutchina", "micro", 11), ("egyptian", "committee", 4), ("classic", None, 9),
+])
+def test_the_round_view_says_over_or_under_by_how_many(ruleset: str, length: str | None, seed: int) -> None:
+    """At each of the human's turns in the play the view shows the estimates' total and how far it is Over or
+    Under 13; before the estimates are all in it shows none. The totals are the game's own estimates."""
+    game = estimation.new_game(ruleset, length, seed=seed, players=["You", "Bot 2", "Bot 3", "Bot 4"])
+    me = HeuristicBot(7)
+    expected: list[tuple[str, str, str]] = []
+    turns = 0
+
+    def ask(_prompt: str) -> str:
+        nonlocal turns
+        turns += 1
+        if game.phase is estimation.Phase.PLAY:
+            total = sum(e for e in game.estimates if e is not None)
+            assert total != 13
+            expected.append((str(total), "Over" if total > 13 else "Under", str(abs(total - 13))))
+        if turns > 60:  # a few rounds are enough
+            return "quit"
+        return me.act(game.view(0)).split(" ", 1)[1]
+
+    console, out = _console()
+    TerminalGame(game, 0, {s: HeuristicBot(s) for s in (1, 2, 3)}, console, ask=ask).run()
+    shown = re.findall(r"^Estimates total (\d+) · (Over|Under) by (\d+)$", out.getvalue(), flags=re.M)
+    assert len(expected) > 10 and len(expected) < turns  # the play's turns, not the declarations'
+    assert shown == expected
+
+
+def test_over_under_line_reads_the_view() -> None:
+    game = estimation.new_game("koutchina", "micro", seed=3)
+    assert over_under_line(game.view(None)) is None  # the Dash Call offer: no estimate yet
+    while game.phase is not estimation.Phase.PLAY:
+        game.apply(HeuristicBot(1).act(game.view(game.to_move)))
+    total = sum(e for e in game.estimates if e is not None)
+    word = "Over" if total > 13 else "Under"
+    assert over_under_line(game.view(None)) == f"Estimates total {total} · {word} by {abs(total - 13)}"

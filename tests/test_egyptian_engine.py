@@ -8,8 +8,10 @@ import pytest
 
 import estimation
 from estimation import IllegalActionError, Phase
-from estimation.rulesets.egyptian import level_points
+from estimation.rulesets.egyptian import Egyptian
 from tests.helpers import play_random
+
+level_points = Egyptian.match_level_points
 
 
 def fresh(seed: int = 1, length: str = "standard") -> estimation.Game:
@@ -134,6 +136,10 @@ def test_level_points_win_draw_loss() -> None:
     assert level_points([1, 2, 1, 2], partners=True) == [30, 4, 30, 4]
     assert level_points([1, 1, 1, 1], partners=True) == [10, 10, 10, 10]
     assert level_points([2, 1, 2, 1], leaver=0, partners=True) == [4, 30, 4, 30]
+
+
+def test_a_ruleset_without_level_points_pays_none() -> None:
+    assert estimation.RULESETS["koutchina"].match_level_points([1, 2, 3, 4]) is None
 
 
 def test_egyptian_never_multiplies() -> None:

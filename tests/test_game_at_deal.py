@@ -35,13 +35,14 @@ def test_a_rebuilt_deal_plays_on_like_the_original(ruleset_length: tuple[str, st
     assert rebuilt.dealer == game.dealer
     assert rebuilt.to_move == game.to_move
     done = len(game.round_results)
+    deal = (game.round_no, game.deal_no)
     while len(game.round_results) == done and not game.is_over:
         legal = game.legal_actions()
         assert rebuilt.legal_actions() == legal
         action = rng.choice(legal)
         game.apply(action)
         rebuilt.apply(action)
-        if game.round_no != rebuilt.round_no or game.deal_no != rebuilt.deal_no:
+        if (game.round_no, game.deal_no) != deal:
             break  # a redeal or the next round: the rebuilt game deals from its own seed from here on
     if len(game.round_results) > done:
         original, copy = game.round_results[done], rebuilt.round_results[0]

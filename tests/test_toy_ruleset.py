@@ -29,7 +29,7 @@ from estimation import Action, Game, RoundFacts, SeatScore, Trump, Verb
 from estimation.bots import HeuristicBot, RandomBot, StrongBot
 from estimation.bots.search import Budget
 from estimation.rulesets import RULESETS
-from estimation.rulesets.base import Declarations, Phase, RoundSpec, Ruleset
+from estimation.rulesets.base import Declarations, GameState, Phase, Role, RoundSpec, Ruleset
 from estimation.scoring import seat_lines
 
 # --- the ruleset: one module's worth ---------------------------------------------------------------------
@@ -44,6 +44,14 @@ class ToyDeclarations(Declarations):
 
 class Toy(Ruleset):
     name: ClassVar[str] = "toy"
+    display_names: ClassVar[dict[str, str]] = {"en": "Toy", "ar": "لعبة"}
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {"en": {
+        "dealer": "Dealer: deals; the seat after the dealer is asked the Dash first.",
+        "caller": "Caller: the highest estimate (the earliest of equal ones); leads; ±10.",
+        "dash": "Dash: a blind promise of no trick; 15 if none, -15 otherwise.",
+        "risk": "Risk: the last estimator, total 4 or more away from 13; 5 more or 5 less.",
+        "left": "Left: a bot plays the seat to the end.",
+    }}
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
         "short": (RoundSpec("plain", Trump.S), RoundSpec("plain", Trump.NT)),
         "long": tuple(RoundSpec("plain", t) for t in (Trump.H, Trump.D, Trump.C, Trump.NT)),
@@ -53,7 +61,7 @@ class Toy(Ruleset):
     verb_roles: ClassVar[dict[str, Verb]] = {"offer": Verb.DASH, "decline": Verb.NODASH,
                                               "estimate": Verb.EST, "play": Verb.PLAY}
     offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASH, Verb.NODASH)
-    offer_role: ClassVar[str] = "dash"
+    offer_role: ClassVar[Role] = "dash"
     round_kinds: ClassVar[tuple[str, ...]] = ("plain",)
     typed_defaults: ClassVar[tuple[str | None, str | None]] = (None, "plain")
     risk_levels: ClassVar[int] = 1
@@ -62,10 +70,10 @@ class Toy(Ruleset):
     saaydeh: ClassVar[bool] = False
     declaration_state: ClassVar[type[Declarations]] = ToyDeclarations
 
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         self.begin_offer(game)
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         """No auction: straight to the estimates, from the dealer's left, the Dash seats on 0."""
         dash = game.decl.dash_seats
         for s in dash:
@@ -73,7 +81,7 @@ class Toy(Ruleset):
         self.begin_estimates(game, tuple(s for s in ((game.dealer + i) & 3 for i in (1, 2, 3, 4))
                                          if s not in dash))
 
-    def legal_declarations(self, game: Game) -> Sequence[Action]:
+    def legal_declarations(self, game: GameState) -> Sequence[Action]:
         seat = game.turn
         assert seat is not None
         if game.phase is Phase.DASH:
@@ -81,7 +89,7 @@ class Toy(Ruleset):
         low, top, forbidden = self.estimate_bounds(game)
         return [Action.est(seat, n) for n in range(low, top + 1) if n != forbidden]
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         if action.verb is not Verb.EST:
             self.apply_offer(game, action)
             return
@@ -94,7 +102,7 @@ class Toy(Ruleset):
             game.caller = decl.high[1]
             game.start_play(game.caller)
 
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         return RoundFacts(game.kind, tuple(e or 0 for e in game.estimates), tuple(game.tricks_won),
                           game.est_order, game.caller, frozenset(game.decl.dash_seats), 1, frozenset())
 
@@ -213,6 +221,47 @@ def test_views_say_what_the_ruleset_declares() -> None:
             assert view["trump"] == str(game.spec.trump)
         game.apply(rng.choice(game.legal_actions()))
     assert "caller" in seen_roles
+
+
+def test_what_a_client_shows_of_it_is_its_own() -> None:
+    """The names and the marker tooltips a client shows come from the class: the toy's, not another's."""
+    described = Toy().describe()
+    assert described["display_names"] == {"en": "Toy", "ar": "لعبة"}
+    assert Toy.display_name("ar") == "لعبة" and Toy.display_name("fr") == "Toy"
+    assert described["roles"] == ["caller", "dash"]  # no With, no Dash Call: the offer's takers are Dashes
+    assert described["markers"] == ["dealer", "caller", "dash", "risk", "left"]  # no Sa'aydeh, one Risk level
+    assert described["marker_tips"] == Toy.marker_tips
+    assert described["level_points"] is None and Toy.match_level_points([1, 2, 3, 4]) is None
+
+
+@pytest.mark.parametrize("name", [*RULESETS, Toy.name])
+def test_the_markers_a_table_shows_are_the_ones_the_ruleset_declares(name: str) -> None:
+    """Played out, every role and Risk level a view marks is one the ruleset declares (``role_markers``,
+    ``risk_levels``), and every marker it can show has a tooltip in every language it has texts in."""
+    ruleset = RULESETS[name]
+    declared = set(ruleset.role_markers())
+    shown = set(ruleset.shown_markers())
+    roles: set[str] = set()
+    risks: set[int] = set()
+    lengths = list(ruleset.lengths)
+    for seed in range(6):
+        game = estimation.new_game(name, lengths[seed % len(lengths)], seed=seed, partners=seed % 2 == 1)
+        rng = random.Random(seed)
+        while not game.is_over:
+            for marker in game.view(None)["markers"]:
+                if marker["role"]:
+                    roles.add(marker["role"])
+                risks.add(marker["risk"])
+            game.apply(rng.choice(game.legal_actions()))
+    assert roles <= declared, f"{name} marks {roles - declared} it does not declare"
+    assert max(risks) <= ruleset.risk_levels
+    assert "caller" in roles and ruleset.offer_role in roles
+    assert {"dealer", "left", "caller"} <= shown
+    assert ("multiplier" in shown) is ruleset.saaydeh
+    assert "en" in ruleset.marker_tips and "en" in ruleset.display_names
+    for lang, tips in ruleset.marker_tips.items():
+        assert shown <= set(tips), f"{name} has no {lang} tooltip for {shown - set(tips)}"
+        assert all(isinstance(text, str) and text.strip() for text in tips.values())
 
 
 # --- the calculator ---------------------------------------------------------------------------------------

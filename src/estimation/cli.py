@@ -1,4 +1,9 @@
-"""The `estimation` command: replay and check records, score a round played with real cards."""
+"""The `estimation` command: its root app, with the record and game commands (replay, score, play).
+
+The other commands live in their own modules, each on its own typer app that imports nothing from this one;
+the root adds them below (``app.add_typer``), so the command is a tree: this module at the top, the
+sub-apps under it, :mod:`estimation.cli_common` under them for what more than one of them uses.
+"""
 
 from __future__ import annotations
 
@@ -9,21 +14,23 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from .calculator import CalculatorError, is_saaydeh, next_multiplier, score_typed_round, side_scores
+from .cli_bots import bots_app
+from .cli_common import UnreadableFile, read_record_file
+from .cli_moderator import moderator_app
+from .cli_server import server_app
 from .errors import RecordError
+from .game import Game
 from .record import load_record, replay_summary
 from .results import SIDES
 from .rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 from .scoring import SeatScore
-
-if TYPE_CHECKING:
-    from .game import Game
 
 app = typer.Typer(
     help="Estimation: the four-player trick-taking card game.",
@@ -31,23 +38,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+# The sub-apps. Without a name their commands are the root's own (`estimation hint`); a group of commands
+# gets a name (`estimation NAME COMMAND`): app.add_typer(its_app, name="NAME").
+app.add_typer(bots_app)
+app.add_typer(moderator_app)
+app.add_typer(server_app)
 
 
 def main() -> None:
     app()
-
-
-def _read_record(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(0, 0, "", f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(0, 0, "", "the file is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(0, 0, "", f"not valid JSON: {exc}") from None
 
 
 @app.command()
@@ -57,7 +56,10 @@ def replay(
 ) -> None:
     """Check every action of a record against the rules and print the result."""
     try:
-        game = load_record(_read_record(file))
+        game = load_record(read_record_file(file))
+    except UnreadableFile as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(1) from None
     except RecordError as exc:
         print(exc.line, file=sys.stderr)
         raise typer.Exit(1) from None
@@ -248,8 +250,9 @@ def play(
     ] = False,
 ) -> None:
     """Play a game in the terminal against three bots."""
+    # Imported by the command that uses them: the bots build their tables on import (a tenth of a
+    # second), which every other command would wait for.
     from .bots import make_bot
-    from .game import Game
     from .play_terminal import TerminalGame
 
     try:
@@ -313,7 +316,3 @@ def save_record(game: Game, path: Path) -> None:
     """The game's record so far (a game in progress is a valid record), written atomically."""
     write_atomically(path, json.dumps(game.record(), indent=1))
 
-
-from . import cli_bots  # noqa: E402,F401
-from . import cli_moderator as _cli_moderator  # noqa: E402,F401
-from . import cli_server as _cli_server  # noqa: E402,F401

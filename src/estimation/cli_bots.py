@@ -1,4 +1,4 @@
-"""The bot commands of `estimation`: ``hint`` and ``tournament`` (registered on the main typer app)."""
+"""`estimation hint` and `estimation tournament`: the bot commands, on their own typer app."""
 
 from __future__ import annotations
 
@@ -19,12 +19,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .cli import _read_record, app
+from .cli_common import UnreadableFile, read_record_file
 from .errors import EstimationError, RecordError
-from .rulesets import DEFAULT_RULESET
+from .game import Game
+from .record import load_record
+from .rulesets import DEFAULT_RULESET, get_ruleset
+
+bots_app = typer.Typer()
 
 
-@app.command()
+@bots_app.command()
 def hint(
     record: Annotated[Path | None, typer.Argument(help="A record of a game in progress (default: a new "
                                                        "seeded game, see --seed and --advance).")] = None,
@@ -38,15 +42,14 @@ def hint(
     as_json: Annotated[bool, typer.Option("--json", help="Print the hint as JSON.")] = False,
 ) -> None:
     """For the seat to move: the chance of each trick count and the expected score of every legal action."""
+    # The bots (and the hint, the tournament) are imported by the command that uses them: they build their
+    # tables on import (a tenth of a second), which every other command would wait for.
     from .bots.heuristic import HeuristicBot
-    from .game import Game
     from .hint import hint as make_hint
-    from .record import load_record
-    from .rulesets import get_ruleset
 
     try:
         if record is not None:
-            game = load_record(_read_record(record))
+            game = load_record(read_record_file(record))
         else:
             game = Game(get_ruleset(ruleset), length, seed=seed)
             bot = HeuristicBot()
@@ -60,7 +63,7 @@ def hint(
         seat = game.to_move
         view = game.view(seat)
         result = make_hint(view, samples=samples, seed=sample_seed)
-    except (ValueError, EstimationError, RecordError) as exc:
+    except (ValueError, EstimationError, RecordError, UnreadableFile) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
     if as_json:
@@ -86,7 +89,7 @@ def hint(
     console.print("* the action the strong bot's machinery rates best")
 
 
-@app.command()
+@bots_app.command()
 def tournament(
     candidates: Annotated[str, typer.Option(help="Comma-separated levels rotated through the seats: random, "
                                                  "heuristic, strong, strong-noevidence, strong-random, "
@@ -105,7 +108,6 @@ def tournament(
                            "opponents; scores are side scores.")] = False,
 ) -> None:
     """Duplicate tournament: each candidate in every seat vs three opponents, on the same deals."""
-    from .rulesets import get_ruleset
     from .tournament import Config, run
     from .tournament.runner import make_jobs
 

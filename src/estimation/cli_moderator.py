@@ -11,10 +11,10 @@ from typing import Annotated
 
 import typer
 
-from .cli import app
+moderator_app = typer.Typer()
 
 
-@app.command()
+@moderator_app.command()
 def moderator(
     name: Annotated[str, typer.Argument(help="The account's sign-in name.")],
     remove: Annotated[bool, typer.Option("--remove", help="Take the role away instead.")] = False,

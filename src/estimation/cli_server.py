@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from .cli import app
+server_app = typer.Typer()
 
 
-@app.command()
+@server_app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
@@ -77,7 +77,7 @@ def _log_with_times(level: int) -> None:
     own.setLevel(level)
 
 
-@app.command()
+@server_app.command()
 def cluster(
     workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 3,
     port: Annotated[int, typer.Option(min=0, max=65535, help="The balancer's port (0: a free one).")] = 8000,

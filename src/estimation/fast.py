@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from .cards import RANKS_OF, SUIT_MASK
-
-if TYPE_CHECKING:
-    from .game import Game
+from .rulesets.base import GameState
 
 NO_TRUMP: Final = 4
 
@@ -33,7 +31,7 @@ class PlayState:
         self.won = won
 
     @classmethod
-    def from_game(cls, game: Game) -> PlayState:
+    def from_game(cls, game: GameState) -> PlayState:
         return cls(list(game.hands), int(game.trump), game.leader, list(game.trick),
                    list(game.tricks_won))
 

@@ -15,8 +15,12 @@ from .actions import SUIT_PLAYS, Action, Verb, suit_play_actions
 from .cards import FULL_DECK, Card, Trump, cards_of, hand_text
 from .dealing import deal_hands, first_dealer, fresh_seed
 from .errors import GameOverError, IllegalActionError, InvalidActionError
-from .results import SIDES, RoundResult, build_result, side_places, side_totals, standings
+from .fast import PlayState
+from .record_writer import write_record
+from .results import SIDES, Ended, RoundResult, Sides, score_round, side_places, side_totals, standings
 from .rulesets.base import Phase, RoundSpec, Ruleset
+from .scoring import RoundFacts
+from .views import seat_view
 
 # Enum members bound once: on Python 3.11 every ``Phase.PLAY`` goes through EnumType.__getattr__'s slow
 # attribute hook (about 0.3 us, more than a whole ``in`` test on a legal tuple), and the hot paths below
@@ -92,7 +96,7 @@ class Game:
         self.multiplier = 1
         self.round_results: list[RoundResult] = []
         self.deal_log: list[tuple[int, int, tuple[int, ...], list[Action]]] = []
-        self.ended: dict[str, Any] | None = None
+        self.ended: Ended | None = None
         self.round_no = 1
         self.deal_no = 0
         self._legal: tuple[Action, ...] | None = None
@@ -184,7 +188,7 @@ class Game:
         return standings(self.totals_list, self.partners, self.leaver)
 
     @property
-    def sides(self) -> dict[str, list[Any]] | None:
+    def sides(self) -> Sides | None:
         """RECORD.md's ``sides``: the seats, totals and places of the two sides; None without partners."""
         if not self.partners:
             return None
@@ -326,7 +330,7 @@ class Game:
     # --- round end ---------------------------------------------------------------------------------
     def _finish_round(self) -> None:
         facts = self.ruleset.facts(self)
-        result = build_result(self, facts)
+        result = _build_result(self, facts)
         self.round_results.append(result)
         self.totals_list = list(map(add, self.totals_list, result.scores))
         if self.ruleset.saaydeh:
@@ -365,18 +369,15 @@ class Game:
 
     # --- output ---------------------------------------------------------------------------------------
     def view(self, seat: int | None) -> dict[str, Any]:
-        from .views import seat_view
-
+        """What ``seat`` may know (None: a spectator), as :func:`estimation.views.seat_view` redacts it."""
         return seat_view(self, seat)
 
     def record(self, include_seed: bool = False) -> dict[str, Any]:
-        from .record import write_record
-
+        """The game's `estimation-record/1` record so far (:func:`estimation.record_writer.write_record`)."""
         return write_record(self, include_seed=include_seed)
 
-    def play_state(self) -> Any:
-        from .fast import PlayState
-
+    def play_state(self) -> PlayState:
+        """The play-phase position as bare ints, for simulations (:mod:`estimation.fast`)."""
         return PlayState.from_game(self)
 
     def hand(self, seat: int) -> list[Card]:
@@ -384,3 +385,40 @@ class Game:
 
     def hand_text(self, seat: int) -> str:
         return hand_text(self.hands[seat])
+
+
+def _build_result(game: Game, facts: RoundFacts) -> RoundResult:
+    """The scored round. The engine's own hot path (every scored round, simulations included), so it keeps
+    the measured speed tricks that the rulesets do not (docs/performance.md): each line's score summed from
+    the unpacked line, the trump's text from a table, and the result built positionally through
+    ``tuple.__new__``, which is what a named tuple's own ``__new__`` does after binding its keywords."""
+    ruleset = game.ruleset
+    made = facts.made_flags()
+    breakdown, saaydeh = score_round(ruleset, facts, made)
+    scores = tuple([(base + caller_with + only + risk + dash_call + dash) * multiplier
+                    for _, _, _, _, _, base, caller_with, only, risk, dash_call, dash, multiplier
+                    in breakdown])
+    dash_calls = facts.dash_calls
+    return _new(RoundResult, (
+        game.round_no,                                  # round
+        game.deal_no + 1,                               # deals
+        ruleset.round_kind(game),                       # kind
+        _TRUMP_TEXT[game.trump],                        # trump
+        facts.caller,                                   # caller
+        facts.multiplier,                               # multiplier
+        facts.estimates,                                # estimates
+        facts.tricks,                                   # tricks
+        made,                                           # made
+        scores,                                         # scores
+        ruleset.risk_level(facts),                      # risk
+        saaydeh,                                        # saaydeh
+        (game.first_dealer + game.round_no - 1) % 4,    # dealer (Game.dealer)
+        facts.order,                                    # order
+        tuple(sorted(dash_calls)) if dash_calls else (),  # dash_calls
+        breakdown,                                      # breakdown
+    ))
+
+
+#: ``str(trump)`` by trump: ``Trump.__str__`` reads the enum's ``name`` through a Python-level descriptor.
+_TRUMP_TEXT: dict[Trump, str] = {t: str(t) for t in Trump}
+_new = tuple.__new__

@@ -182,6 +182,15 @@ def resolve_move(line: str, legal: Sequence[Action], numbered: bool) -> str | No
 _VERB_NAMES = frozenset(v.value for v in Verb)
 
 
+def over_under_line(view: dict[str, Any]) -> str | None:
+    """Once every estimate is in (the play), their total and whether the round is Over or Under 13, and by
+    how many: ``Estimates total 15 · Over by 2``, as the browser's table shows it. None before the play."""
+    if view["phase"] != "play":
+        return None
+    total = sum(e for e in view["estimates"] if e is not None)
+    return f"Estimates total {total} · {'Over' if total > 13 else 'Under'} by {abs(total - 13)}"
+
+
 #: A seat's role marker (``Game.view``'s ``markers[s]["role"]``) as the terminal shows it.
 ROLE_WORDS = {"caller": " [bold]*caller*[/bold]", "with": " With", "dash_call": " Dash Call", "dash": " Dash"}
 #: A Risk level as the terminal shows it.
@@ -308,6 +317,9 @@ class TerminalGame:
             s = view["standing"]
             self.console.print(f"Standing call: {s['number']}{s['trump']} by {self.name(s['seat'])}")
         self.console.print(table)
+        over_under = over_under_line(view)
+        if over_under is not None:
+            self.console.print(over_under)
         sides = view["sides"]
         if sides is not None:
             self.console.print("Sides: " + " · ".join(

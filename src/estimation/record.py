@@ -1,4 +1,5 @@
-"""The `estimation-record/1` game record: writer, checked reader, and the replay summary.
+"""Reading an `estimation-record/1` game record (its writer: :mod:`estimation.record_writer`), and the
+replay summary.
 
 Reading a record replays it through the checked engine, so a record is legal exactly when every action in
 it is; the first fault becomes a :class:`RecordError` naming the deal and action (RECORD.md's contract).
@@ -6,44 +7,14 @@ it is; the first fault becomes a :class:`RecordError` naming the deal and action
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .cards import DECK_SIZE, hand_text, mask_of, parse_hand
+from .cards import DECK_SIZE, mask_of, parse_hand
 from .errors import EstimationError, RecordError
+from .game import Game
+from .record_writer import FORMAT
 from .rulesets import RULESETS, get_ruleset
 from .rulesets.base import Phase
-
-if TYPE_CHECKING:
-    from .game import Game
-
-FORMAT = "estimation-record/1"
-
-
-def write_record(game: Game, include_seed: bool = False) -> dict[str, Any]:
-    """The record of everything so far; the deal in progress (if any) is the last entry."""
-    deals = [
-        {"round": r, "dealer": d, "hands": [hand_text(h) for h in hands],
-         "actions": [a.text for a in actions]}
-        for r, d, hands, actions in game.deal_log
-    ]
-    if not game.is_over or game.ended is not None:
-        deals.append({"round": game.round_no, "dealer": game.dealer,
-                      "hands": [hand_text(h) for h in game.dealt],
-                      "actions": [a.text for a in game.actions]})
-    record: dict[str, Any] = {
-        "format": FORMAT,
-        "ruleset": game.ruleset.name,
-        "length": game.length,
-        "players": list(game.players),
-        "deals": deals,
-    }
-    if game.partners:
-        record["partners"] = True
-    if game.ended is not None:
-        record["ended"] = dict(game.ended)
-    if include_seed:
-        record["seed"] = game.seed
-    return record
 
 
 def _record_fault(reason: str) -> RecordError:
@@ -52,8 +23,6 @@ def _record_fault(reason: str) -> RecordError:
 
 def load_record(record: Any) -> Game:
     """Rebuild a game from a record, checking every action; raises :class:`RecordError` on the first fault."""
-    from .game import Game
-
     if not isinstance(record, dict):
         raise _record_fault("a record is a JSON object")
     if record.get("format") != FORMAT:

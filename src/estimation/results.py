@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol, TypedDict
 
-from .cards import Trump
 from .scoring import RoundFacts, SeatScore
-
-if TYPE_CHECKING:
-    from .game import Game
-    from .rulesets.base import Ruleset
 
 
 class RoundResult(NamedTuple):
@@ -59,54 +54,48 @@ class RoundResult(NamedTuple):
         return out
 
 
-def score_round(ruleset: Ruleset, facts: RoundFacts) -> tuple[tuple[SeatScore, ...], bool]:
-    """The ruleset's breakdown with the Sa'aydeh applied; also whether the round is a Sa'aydeh."""
-    return _score_round(ruleset, facts, facts.made_flags())
+class Scorer(Protocol):
+    """What scoring a round needs of a ruleset (:class:`~estimation.rulesets.base.Ruleset` is one)."""
+
+    @property
+    def saaydeh(self) -> bool:
+        """Whether all four missing doubles the next round (and scores this one times 0)."""
+        ...
+
+    def score(self, facts: RoundFacts) -> tuple[SeatScore, ...]: ...
 
 
-def _score_round(ruleset: Ruleset, facts: RoundFacts,
-                 made: tuple[bool, ...]) -> tuple[tuple[SeatScore, ...], bool]:
+def score_round(ruleset: Scorer, facts: RoundFacts,
+                made: tuple[bool, ...] | None = None) -> tuple[tuple[SeatScore, ...], bool]:
+    """The ruleset's breakdown with the Sa'aydeh applied; also whether the round is a Sa'aydeh.
+
+    ``made``: ``facts.made_flags()`` when the caller has it already (the engine's scored round does).
+    """
+    if made is None:
+        made = facts.made_flags()
     saaydeh = ruleset.saaydeh and True not in made
     # In a Sa'aydeh nobody scores: the breakdown keeps what each line would have been, times 0.
     breakdown = ruleset.score(facts.with_multiplier(0) if saaydeh else facts)
     return breakdown, saaydeh
 
 
-def build_result(game: Game, facts: RoundFacts) -> RoundResult:
-    """The scored round. The engine's own hot path (every scored round, simulations included), so it keeps
-    the measured speed tricks that the rulesets do not (docs/performance.md): each line's score summed from
-    the unpacked line, the trump's text from a table, and the result built positionally through
-    ``tuple.__new__``, which is what a named tuple's own ``__new__`` does after binding its keywords."""
-    ruleset = game.ruleset
-    made = facts.made_flags()
-    breakdown, saaydeh = _score_round(ruleset, facts, made)
-    scores = tuple([(base + caller_with + only + risk + dash_call + dash) * multiplier
-                    for _, _, _, _, _, base, caller_with, only, risk, dash_call, dash, multiplier
-                    in breakdown])
-    dash_calls = facts.dash_calls
-    return _new(RoundResult, (
-        game.round_no,                                  # round
-        game.deal_no + 1,                               # deals
-        ruleset.round_kind(game),                       # kind
-        _TRUMP_TEXT[game.trump],                        # trump
-        facts.caller,                                   # caller
-        facts.multiplier,                               # multiplier
-        facts.estimates,                                # estimates
-        facts.tricks,                                   # tricks
-        made,                                           # made
-        scores,                                         # scores
-        ruleset.risk_level(facts),                      # risk
-        saaydeh,                                        # saaydeh
-        (game.first_dealer + game.round_no - 1) % 4,    # dealer (Game.dealer)
-        facts.order,                                    # order
-        tuple(sorted(dash_calls)) if dash_calls else (),  # dash_calls
-        breakdown,                                      # breakdown
-    ))
+#: How a match went for a seat (its side's, with partners): what history and level points count.
+Outcome = Literal["win", "draw", "loss"]
 
 
-#: ``str(trump)`` by trump: ``Trump.__str__`` reads the enum's ``name`` through a Python-level descriptor.
-_TRUMP_TEXT: dict[Trump, str] = {t: str(t) for t in Trump}
-_new = tuple.__new__
+class Ended(TypedDict):
+    """RECORD.md's ``ended``: a match a player's leaving ended (egyptian), and that player's seat."""
+
+    reason: Literal["left"]
+    seat: int
+
+
+class Sides(TypedDict):
+    """RECORD.md's ``sides`` of a partnership game: the two sides' seats, totals and places."""
+
+    seats: list[list[int]]
+    totals: list[int]
+    places: list[int]
 
 
 #: The two sides of a partnership game (RULES.md, Partnerships): partners sit opposite.
@@ -136,7 +125,7 @@ def standings(totals: list[int] | tuple[int, ...], partners: bool, leaver: int |
 
 
 def outcomes(places: list[int], partners: bool,
-             leavers: set[int] | frozenset[int] = frozenset()) -> list[str]:
+             leavers: set[int] | frozenset[int] = frozenset()) -> list[Outcome]:
     """``win``, ``draw`` or ``loss`` per seat from its place: a lone first place (a side's, with partners)
     wins, a shared first place draws, anything else loses, and a leaver always loses."""
     shared = places.count(1) == 4 if partners else places.count(1) > 1

@@ -6,20 +6,16 @@ cards of a deal not yet played. Bots and clients get exactly this, so there is o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .cards import CARD_TEXTS, SUITS, Trump, cards_of
-from .rulesets.base import Phase
-
-if TYPE_CHECKING:
-    from .game import Game
-
+from .rulesets.base import GameState, Phase
 
 #: (bit, text) of each suit, for the Avoid markers.
 _SUIT_TEXTS = tuple((int(t), str(t)) for t in SUITS)
 
 
-def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
+def seat_view(game: GameState, seat: int | None) -> dict[str, Any]:
     """What ``seat`` may know (``None``: a spectator): the public facts and that seat's own part."""
     if seat is not None and seat not in (0, 1, 2, 3):
         raise ValueError(f"not a seat: {seat!r}")
@@ -28,7 +24,7 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
     return view
 
 
-def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
+def seat_part(game: GameState, seat: int | None) -> dict[str, Any]:
     """The only fields that differ between seats: whose view it is, its hand and its legal actions.
 
     Split from :func:`public_view` so that a server sending one update to four seats builds the public
@@ -44,7 +40,7 @@ def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
     }
 
 
-def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
+def public_view(game: GameState, *, results: bool = True) -> dict[str, Any]:
     """Every public fact of the game and nothing else: no hand, no seed, no card of a deal not yet played.
 
     ``results=False`` leaves out the scored rounds, for a sender that keeps them encoded: they never
@@ -121,7 +117,7 @@ def public_view(game: Game, *, results: bool = True) -> dict[str, Any]:
     return view
 
 
-def trump_in_force(game: Game) -> Trump | None:
+def trump_in_force(game: GameState) -> Trump | None:
     """The trump the cards will be played in as things stand, or ``None`` while it is not yet public.
 
     RULES.md: "the trump shown is the trump in force". The ruleset says (``Ruleset.trump_in_force``): a

@@ -2,12 +2,21 @@
 
 A ruleset says only what differs: the rounds of each length, the declaration phase (who may say what before
 the first card) with the state it keeps while the deal is declared, what of that state is public, and
-scoring. Dealing, trick play, markers, the multiplier's bookkeeping, totals, partnerships, records and views
-live in :mod:`estimation.game` once, for every ruleset, and read a ruleset only through this class.
+scoring. Dealing, trick play, markers, the multiplier's bookkeeping, totals and partnerships live in
+:mod:`estimation.game` once, for every ruleset, and read a ruleset only through this class.
+
+The ruleset's hooks see the game as :class:`GameState`, a protocol of the game's state that
+:class:`estimation.game.Game` fulfils: this module (and the views, the record writer and the fast path, typed
+on the same protocol) sits below the game and never imports it.
 
 A new ruleset is one module with a :class:`Ruleset` subclass and one entry in ``rulesets.RULESETS``
-(``tests/toy_ruleset.py`` is a whole one, registered by its test). Nothing outside ``rulesets/`` tests a
-ruleset's name: views, records, the calculator, history, the CLI and the browser read what the class declares.
+(``tests/test_toy_ruleset.py`` holds a whole one, registered by the test). The game, views, records, the
+calculator and the CLI never test a ruleset's name: they read what the class declares. What a client shows
+of a ruleset is declared here too, for every ruleset alike: its name by language (``display_names``), lengths
+and default length, round kinds, level points and badge (``level_points``, ``badge_wins``), whether it has
+the Sa'aydeh multiplier (``saaydeh``), the roles and markers its table shows (``role_markers``,
+``shown_markers``) and their tooltips by language (``marker_tips``); :meth:`Ruleset.describe` gives all of it
+as JSON.
 """
 
 from __future__ import annotations
@@ -15,15 +24,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, Self
 
-from ..actions import Verb
+from ..actions import Action, Verb
 from ..cards import Trump
+from ..results import Ended, RoundResult, Sides, outcomes
 from ..scoring import RoundFacts, SeatScore
-
-if TYPE_CHECKING:
-    from ..actions import Action
-    from ..game import Game
 
 
 class Phase(enum.StrEnum):
@@ -87,10 +93,85 @@ class PublicDeclarations(NamedTuple):
     declared: tuple[int, Trump] | None = None
 
 
+#: The table's markers whose meaning a ruleset says in :attr:`Ruleset.marker_tips` (the keys the browser's
+#: chips use): the dealer, each role (``dashcall`` is the role ``dash_call``), each Risk level, a seat that
+#: left, the multiplier and the Sa'aydeh. Avoid, bust, away and Over / Under mean the same in every ruleset.
+MARKER_TIP_KEYS = ("dealer", "caller", "with", "dashcall", "dash", "risk", "risk2", "risk3", "left",
+                   "multiplier", "saaydeh")
+#: A seat's public role marker (``Ruleset.seat_roles``, a view's ``markers[s]["role"]``).
+Role = Literal["caller", "with", "dash_call", "dash"]
+#: A seat's role marker -> its key in :data:`MARKER_TIP_KEYS`.
+ROLE_TIP_KEYS: dict[Role, str] = {"caller": "caller", "with": "with", "dash_call": "dashcall", "dash": "dash"}
+
 #: The parts of a ruleset's vocabulary a client needs to draw its panels, and the verb of each (or None):
 #: the offer to sit out on zero and its refusal, the auction's verb, joining the standing bid, passing,
 #: the auction winner's declaration, the estimate and the card.
 VERB_ROLES = ("offer", "decline", "auction", "join", "pass", "declare", "estimate", "play")
+
+
+class GameState(Protocol):
+    """A match as the rulesets, the views, the record writer and the fast path read (and the rulesets' hooks
+    change) it: :class:`estimation.game.Game` is the implementation, whose docstrings say what each means.
+
+    Typing on this rather than on the class keeps every module that reads a game below it in the import
+    graph, so that the game can use them (its ``view``, ``record`` and ``play_state``).
+    """
+
+    # the match
+    ruleset: Ruleset
+    partners: bool
+    length: str
+    schedule: tuple[RoundSpec, ...]
+    seed: int | str
+    players: tuple[str, ...]
+    first_dealer: int
+    multiplier: int
+    round_results: list[RoundResult]
+    deal_log: list[tuple[int, int, tuple[int, ...], list[Action]]]
+    ended: Ended | None
+    round_no: int
+    deal_no: int
+    # the deal
+    dealt: tuple[int, ...]
+    hands: list[int]
+    actions: list[Action]
+    phase: Phase
+    turn: int | None
+    kind: str
+    trump: Trump
+    #: The ruleset's own declaration state (its :attr:`Ruleset.declaration_state`).
+    decl: Any
+    caller: int | None
+    estimates: list[int | None]
+    est_order: tuple[int, ...]
+    est_pos: int
+    # the play
+    leader: int
+    trick: list[int]
+    tricks_won: list[int]
+    trick_log: list[tuple[int, tuple[int, ...], int]]
+    avoid: list[int]
+
+    @property
+    def spec(self) -> RoundSpec: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+    @property
+    def places(self) -> list[int]: ...
+    @property
+    def sides(self) -> Sides | None: ...
+    @property
+    def rounds(self) -> int: ...
+
+    def legal_actions(self) -> tuple[Action, ...]: ...
+    def start_play(self, leader: int) -> None: ...
+    def end_deal_without_play(self) -> None: ...
 
 
 # Bound once: Python 3.11 looks enum members up through a slow attribute hook (see estimation.game).
@@ -102,7 +183,12 @@ _PLAY = Phase.PLAY
 class Ruleset:
     """Base class; subclasses fill the class attributes and the declaration/scoring hooks."""
 
+    #: The ruleset's name in records, views and URLs.
     name: ClassVar[str]
+    #: Its name as people read it, by language code: "en" always, which a client shows for a language
+    #: missing here (:meth:`display_name`).
+    display_names: ClassVar[dict[str, str]] = {}
+    #: Each length's rounds, and the length of a game that names none.
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]]
     default_length: ClassVar[str]
     #: Every verb a record of this ruleset may use (the others are refused by name).
@@ -123,35 +209,40 @@ class Ruleset:
     #: Whether a player leaving ends the match (egyptian) rather than a bot taking the seat.
     leaver_ends_match: ClassVar[bool] = False
     #: Level points per player for a match won, drawn and lost (None: this ruleset keeps none), and the
-    #: wins that earn the badge.
+    #: wins that earn the badge (:meth:`match_level_points` pays them for a finished match).
     level_points: ClassVar[dict[str, int] | None] = None
     badge_wins: ClassVar[int] = 0
+    #: The tooltip of each marker of :data:`MARKER_TIP_KEYS`, by language code ("en" always): one for every
+    #: marker a table of this ruleset shows (:meth:`shown_markers`), and for one it never shows a line saying
+    #: why (a rules page lists every marker). The same chip means another thing in another ruleset (a
+    #: Caller's ±10 or +20 / -10, a Dash's 10 or 23), so the texts are the ruleset's.
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {}
     #: The per-deal declaration state this ruleset keeps: the engine makes one for every deal dealt, as
     #: ``game.decl``, before :meth:`begin_deal`.
     declaration_state: ClassVar[type[Declarations]] = Declarations
 
     # --- declarations -----------------------------------------------------------------------------
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         """Set the phase and the first seat to act for a deal that was just dealt."""
         raise NotImplementedError
 
-    def legal_declarations(self, game: Game) -> Sequence[Action]:
+    def legal_declarations(self, game: GameState) -> Sequence[Action]:
         raise NotImplementedError
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         """Apply a declaration already known to be legal (the unchecked path)."""
         raise NotImplementedError
 
-    def explain_illegal(self, game: Game, action: Action) -> str:
+    def explain_illegal(self, game: GameState, action: Action) -> str:
         """Why ``action`` is not legal now; called only after it was found illegal."""
         return "not a legal action now"
 
     # --- what the declarations made public (views, bots) ---------------------------------------------
-    def public_declarations(self, game: Game) -> PublicDeclarations:
+    def public_declarations(self, game: GameState) -> PublicDeclarations:
         """The public facts of the declarations so far; the base knows only the offer's takers."""
         return PublicDeclarations(tuple(game.decl.dash_seats))
 
-    def trump_in_force(self, game: Game) -> Trump | None:
+    def trump_in_force(self, game: GameState) -> Trump | None:
         """The trump the cards will be played in as things stand, or None while it is not public.
 
         RULES.md: "the trump shown is the trump in force". The base: a round's fixed trump from the start,
@@ -163,21 +254,21 @@ class Ruleset:
         return game.trump
 
     #: The role marker of a seat that took the offer to sit out on zero.
-    offer_role: ClassVar[str] = "dash_call"
+    offer_role: ClassVar[Role] = "dash_call"
 
-    def seat_roles(self, game: Game) -> list[str | None]:
+    def seat_roles(self, game: GameState) -> list[Role | None]:
         """Each seat's public role marker: ``caller``, ``with``, ``dash_call``, ``dash`` or None.
 
         The base marks the Caller and the offer's takers; a ruleset with With seats or plain Dashes adds them.
         """
-        roles: list[str | None] = [None, None, None, None]
+        roles: list[Role | None] = [None, None, None, None]
         for s in game.decl.dash_seats:
             roles[s] = self.offer_role
         if game.caller is not None:
             roles[game.caller] = "caller"
         return roles
 
-    def risk_in_play(self, game: Game) -> tuple[int | None, int]:
+    def risk_in_play(self, game: GameState) -> tuple[int | None, int]:
         """(the last estimator, its Risk level by this ruleset's rule) once the estimates are all in;
         (None, 0) before."""
         if game.phase is not _PLAY or not game.est_order:
@@ -189,7 +280,7 @@ class Ruleset:
     offer_verbs: ClassVar[tuple[Verb, Verb]] = (Verb.DASHCALL, Verb.NODASH)
     max_zeros: ClassVar[int] = 2
 
-    def begin_offer(self, game: Game) -> None:
+    def begin_offer(self, game: GameState) -> None:
         game.phase = _DASH
         game.decl.asked = 0
         game.turn = (game.dealer + 1) & 3
@@ -198,13 +289,11 @@ class Ruleset:
         key = (seat, self.offer_verbs)
         found = _OFFERS.get(key)
         if found is None:
-            from ..actions import Action
-
             take, decline = self.offer_verbs
             found = _OFFERS[key] = (Action.bare(seat, take), Action.bare(seat, decline))
         return found
 
-    def apply_offer(self, game: Game, action: Action) -> None:
+    def apply_offer(self, game: GameState, action: Action) -> None:
         """Each seat is asked once, from the dealer's left; once two have taken it the rest are not."""
         decl = game.decl
         if action.verb is self.offer_verbs[0]:
@@ -215,24 +304,24 @@ class Ruleset:
         else:
             game.turn = (game.dealer + 1 + decl.asked) & 3
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         raise NotImplementedError
 
-    def begin_estimates(self, game: Game, order: tuple[int, ...]) -> None:
+    def begin_estimates(self, game: GameState, order: tuple[int, ...]) -> None:
         game.phase = _ESTIMATE
         game.est_order = order
         game.est_pos = 0
         game.turn = order[0]
 
-    def max_estimate(self, game: Game) -> int:
+    def max_estimate(self, game: GameState) -> int:
         return 13
 
-    def zeros(self, game: Game) -> int:
+    def zeros(self, game: GameState) -> int:
         """Seats on zero so far: the offer's takers and every estimate of 0 made."""
         estimates = game.estimates
         return len(game.decl.dash_seats) + [estimates[s] for s in game.est_order[: game.est_pos]].count(0)
 
-    def estimate_bounds(self, game: Game) -> tuple[int, int, int]:
+    def estimate_bounds(self, game: GameState) -> tuple[int, int, int]:
         """(lowest, highest, forbidden) for the estimate due now; forbidden is -1 when nothing is."""
         low = 0 if self.zeros(game) < self.max_zeros else 1
         forbidden = -1
@@ -240,7 +329,7 @@ class Ruleset:
             forbidden = 13 - sum([e for e in game.estimates if e is not None])
         return low, self.max_estimate(game), forbidden
 
-    def record_estimate(self, game: Game, seat: int, number: int) -> bool:
+    def record_estimate(self, game: GameState, seat: int, number: int) -> bool:
         """Store an estimate and pass the turn; True once the last estimate is in."""
         game.estimates[seat] = number
         game.est_pos += 1
@@ -249,7 +338,7 @@ class Ruleset:
             return False
         return True
 
-    def explain_estimate(self, game: Game, number: int) -> str:
+    def explain_estimate(self, game: GameState, number: int) -> str:
         low, top, _ = self.estimate_bounds(game)
         if number > top:
             return f"an estimate here is at most {top}"
@@ -258,7 +347,7 @@ class Ruleset:
         return "the last estimate may not bring the total to exactly 13"
 
     # --- scoring ------------------------------------------------------------------------------------
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         """What the scorer needs from a deal whose 13 tricks are played."""
         raise NotImplementedError
 
@@ -268,7 +357,7 @@ class Ruleset:
     def risk_level(self, facts: RoundFacts) -> int:
         raise NotImplementedError
 
-    def round_kind(self, game: Game) -> str:
+    def round_kind(self, game: GameState) -> str:
         """The replay output's ``kind`` for the round in progress."""
         return game.kind
 
@@ -322,10 +411,46 @@ class Ruleset:
         """Whether a round of ``kind`` opens with the offer to sit out on zero."""
         return "offer" in self.verb_roles and (self.offer_kinds is None or kind in self.offer_kinds)
 
+    # --- what a client shows of the ruleset ----------------------------------------------------------
+    @classmethod
+    def display_name(cls, lang: str = "en") -> str:
+        """The ruleset's name as people read it in ``lang``, else in English, else its record name."""
+        return cls.display_names.get(lang) or cls.display_names.get("en") or cls.name
+
+    @classmethod
+    def role_markers(cls) -> tuple[Role, ...]:
+        """Every role marker :meth:`seat_roles` can give a seat: the base gives the Caller and the offer's
+        takers; a ruleset that marks more seats (With, a plain Dash) says so."""
+        return ("caller", cls.offer_role)
+
+    @classmethod
+    def shown_markers(cls) -> tuple[str, ...]:
+        """The keys of :data:`MARKER_TIP_KEYS` a table of this ruleset can show: the dealer, each role it
+        gives, each Risk level it has, a seat that left, and the multiplier and the Sa'aydeh if it has them.
+        :attr:`marker_tips` has a text for each of these."""
+        roles = {ROLE_TIP_KEYS[r] for r in cls.role_markers()}
+        risks = set(("risk", "risk2", "risk3")[: cls.risk_levels])
+        saaydeh = {"multiplier", "saaydeh"} if cls.saaydeh else set()
+        shown = {"dealer", "left"} | roles | risks | saaydeh
+        return tuple(key for key in MARKER_TIP_KEYS if key in shown)
+
+    @classmethod
+    def match_level_points(cls, places: list[int], leaver: int | None = None,
+                           partners: bool = False) -> list[int] | None:
+        """Each seat's level points for a finished match (None: this ruleset keeps none): a lone first place
+        (a side's, with partners) wins, a shared one draws, anything else loses, and a leaver's match is a
+        loss like any other (it pays the loss's points, never a win's or a draw's)."""
+        if cls.level_points is None:
+            return None
+        points = cls.level_points
+        leavers = frozenset() if leaver is None else frozenset({leaver})
+        return [points[o] for o in outcomes(places, partners, leavers)]
+
     def describe(self) -> dict[str, Any]:
         """What a client needs to know of this ruleset without testing its name (``/api/rulesets``)."""
         return {
             "name": self.name,
+            "display_names": dict(self.display_names),
             "lengths": list(self.lengths),
             "default_length": self.default_length,
             "rounds": {length: [{"kind": spec.kind, "trump": None if spec.trump is None else str(spec.trump)}
@@ -339,6 +464,10 @@ class Ruleset:
             "saaydeh": self.saaydeh,
             "leaver_ends_match": self.leaver_ends_match,
             "level_points": None if self.level_points is None else dict(self.level_points),
+            "badge_wins": self.badge_wins,
+            "roles": list(self.role_markers()),
+            "markers": list(self.shown_markers()),
+            "marker_tips": {lang: dict(tips) for lang, tips in self.marker_tips.items()},
             "with_bids": self.has_with_bids,
             "offer_kinds": [k for k in self.round_kinds if self.has_offer(k)],
             "first_estimator": self.first_estimator,

@@ -7,19 +7,18 @@ dealer; With seats estimate first; scoring is 13 + estimate with single-level Ri
 a Dash worth 23 Under / 13 Over; no Sa'aydeh; a leaver ends the match.
 """
 
+# ruff: noqa: RUF001  (the marker tips are texts for people: the minus sign, en dash and times sign are meant)
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import ClassVar, Final
 
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Declarations, Phase, PublicDeclarations, RoundSpec, Ruleset
-
-if TYPE_CHECKING:
-    from ..game import Game
+from .base import Declarations, GameState, Phase, PublicDeclarations, Role, RoundSpec, Ruleset
 
 SUPER_CALL: Final = 8
 #: Level points for a match won, drawn (tied at the top) and lost (ruling 9).
@@ -53,6 +52,41 @@ class EgyptianDeclarations(Declarations):
 
 class Egyptian(Ruleset):
     name: ClassVar[str] = "egyptian"
+    display_names: ClassVar[dict[str, str]] = {"en": "Egyptian", "ar": "المصرية"}
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {
+            "dealer": "Dealer: deals this round; the player after the dealer speaks first (when nobody "
+                "bids, the dealer leads).",
+            "caller": "Caller: won the auction and declared; leads; ±10, ±20 on a Super Call (8 or more).",
+            "with": "With: joined the winning bid; ±10 if they estimate the declared number.",
+            "dashcall": "Egyptian has no Dash Call: its blind zero is the Dash.",
+            "dash": "Dash: a blind promise of no trick; 23 Under / 13 Over if none, minus the tricks "
+                "otherwise (−10 more Under).",
+            "risk": "Risk: last estimator, total 11 or less, or 15 or more with their estimate 2 or more; "
+                "±10.",
+            "risk2": "Egyptian Risk has one level only (±10).",
+            "risk3": "Egyptian Risk has one level only (±10).",
+            "left": "Left: the match is over; the leaver cannot win.",
+            "multiplier": "Always ×1: Egyptian has no Sa'aydeh.",
+            "saaydeh": "Egyptian has no Sa'aydeh: the round is scored as it stands.",
+        },
+        "ar": {
+            "dealer": "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا (وإذا لم يزايد أحد يفتح هو "
+                "اللعب).",
+            "caller": "المزايد: فاز بالمزاد وأعلن العقد ويفتح اللعب؛ ±10، و±20 في السوبر كول (8 أو أكثر).",
+            "with": "مع: انضم إلى المزايدة الفائزة؛ ±10 إذا توقّع العدد المعلن.",
+            "dashcall": "لا داش كول في القواعد المصرية: الصفر الأعمى هو الداش.",
+            "dash": "داش: تعهّد أعمى ألا يأخذ ولا أكلة؛ 23 تحت / 13 فوق إن نجح، وإلا ناقص الأكلات (و10 "
+                "أخرى في «تحت»).",
+            "risk": "مخاطرة (ريسك): آخر من توقّع، والمجموع 11 أو أقل، أو 15 أو أكثر وتوقّعه 2 أو أكثر؛ "
+                "±10.",
+            "risk2": "للمخاطرة مستوى واحد فقط في القواعد المصرية (±10).",
+            "risk3": "للمخاطرة مستوى واحد فقط في القواعد المصرية (±10).",
+            "left": "غادر: انتهت المباراة، والمغادر لا يمكن أن يفوز.",
+            "multiplier": "دائمًا ×1: لا سعايدة في القواعد المصرية.",
+            "saaydeh": "لا سعايدة في القواعد المصرية: الجولة تُحسب كما هي.",
+        },
+    }
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
         "standard": auction_rounds(13) + speed_rounds(),
         "committee": auction_rounds(13),
@@ -79,15 +113,15 @@ class Egyptian(Ruleset):
         "base": "Base", "caller_with": "C/W", "only": "Only", "risk": "Risk", "dash_call": "Dash"}
     level_points: ClassVar[dict[str, int] | None] = LEVEL_POINTS
     badge_wins: ClassVar[int] = BADGE_WINS
-    offer_role: ClassVar[str] = "dash"
+    offer_role: ClassVar[Role] = "dash"
     has_with_bids: ClassVar[bool] = True
     declaration_state: ClassVar[type[Declarations]] = EgyptianDeclarations
 
     # --- phases -------------------------------------------------------------------------------------
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         self.begin_offer(game)
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         game.phase = Phase.AUCTION
         decl: EgyptianDeclarations = game.decl
         decl.in_auction = [s not in decl.dash_seats for s in range(4)]
@@ -103,7 +137,7 @@ class Egyptian(Ruleset):
                 return s
         return None
 
-    def _pass_turn(self, game: Game, after: int) -> None:
+    def _pass_turn(self, game: GameState, after: int) -> None:
         decl: EgyptianDeclarations = game.decl
         nxt = self._next_bidder(decl, after)
         if nxt is not None:
@@ -115,7 +149,7 @@ class Egyptian(Ruleset):
             game.caller = decl.standing[2]
             game.turn = game.caller
 
-    def _begin_nobid(self, game: Game) -> None:
+    def _begin_nobid(self, game: GameState) -> None:
         """Nobody bid: no redeal; NT, estimates from the dealer in seat order, the dealer leads."""
         game.kind = "nobid"
         game.trump = Trump.NT
@@ -126,11 +160,11 @@ class Egyptian(Ruleset):
         order = tuple(s for s in ((first + i) & 3 for i in range(4)) if s not in dash_seats)
         self.begin_estimates(game, order)
 
-    def max_estimate(self, game: Game) -> int:
+    def max_estimate(self, game: GameState) -> int:
         declared = game.decl.declared
         return declared[0] if declared is not None else 13
 
-    def _bids(self, game: Game, seat: int) -> list[Action]:
+    def _bids(self, game: GameState, seat: int) -> list[Action]:
         fixed = game.spec.trump
         standing = game.decl.standing
         floor = rank(*standing[:2]) if standing else -1
@@ -138,7 +172,7 @@ class Egyptian(Ruleset):
         return [Action.contract(seat, Verb.BID, n, t)
                 for n in range(4, 14) for t in trumps if rank(n, t) > floor]
 
-    def _declarations(self, game: Game, seat: int) -> list[Action]:
+    def _declarations(self, game: GameState, seat: int) -> list[Action]:
         standing = game.decl.standing
         assert standing is not None
         won, won_trump, _ = standing
@@ -149,7 +183,7 @@ class Egyptian(Ruleset):
             out.extend(Action.contract(seat, Verb.DECLARE, n, t) for t in trumps)
         return out
 
-    def legal_declarations(self, game: Game) -> Sequence[Action]:
+    def legal_declarations(self, game: GameState) -> Sequence[Action]:
         seat = game.turn
         assert seat is not None
         phase = game.phase
@@ -166,7 +200,7 @@ class Egyptian(Ruleset):
         low, top, forbidden = self.estimate_bounds(game)
         return [Action.est(seat, n) for n in range(low, top + 1) if n != forbidden]
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         verb = action.verb
         seat = action.seat
         decl: EgyptianDeclarations = game.decl
@@ -193,7 +227,7 @@ class Egyptian(Ruleset):
         else:  # pragma: no cover - legality is checked before
             raise AssertionError(f"not an {self.name} declaration: {action}")
 
-    def _declare(self, game: Game, caller: int, number: int, trump: Trump) -> None:
+    def _declare(self, game: GameState, caller: int, number: int, trump: Trump) -> None:
         decl: EgyptianDeclarations = game.decl
         decl.declared = (number, trump)
         game.trump = trump
@@ -206,7 +240,7 @@ class Egyptian(Ruleset):
         self.begin_estimates(game, withs + others)
 
     # --- diagnosis ------------------------------------------------------------------------------------
-    def explain_illegal(self, game: Game, action: Action) -> str:
+    def explain_illegal(self, game: GameState, action: Action) -> str:
         verb = action.verb
         phase = game.phase
         if phase is Phase.DASH:
@@ -267,12 +301,16 @@ class Egyptian(Ruleset):
         return frozenset(s for s in joined if estimates[s] == estimates[caller])
 
     # --- what is public ----------------------------------------------------------------------------------
-    def public_declarations(self, game: Game) -> PublicDeclarations:
+    def public_declarations(self, game: GameState) -> PublicDeclarations:
         decl: EgyptianDeclarations = game.decl
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing, tuple(decl.with_seats),
                                   decl.declared)
 
-    def seat_roles(self, game: Game) -> list[str | None]:
+    @classmethod
+    def role_markers(cls) -> tuple[Role, ...]:
+        return ("caller", "with", cls.offer_role)
+
+    def seat_roles(self, game: GameState) -> list[Role | None]:
         """The Caller, a Dash (never a Dash Call: another promise, scored another way) and a With seat, as
         long as its estimate (once made) is the declared number: another estimate is an ordinary one."""
         roles = super().seat_roles(game)
@@ -285,7 +323,7 @@ class Egyptian(Ruleset):
         return roles
 
     # --- scoring ---------------------------------------------------------------------------------------
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         decl: EgyptianDeclarations = game.decl
         estimates = tuple(e or 0 for e in game.estimates)
         declared = decl.declared[0] if decl.declared else None
@@ -335,12 +373,3 @@ class Egyptian(Ruleset):
             ))
         return tuple(out)
 
-
-def level_points(places: list[int], leaver: int | None = None, partners: bool = False) -> list[int]:
-    """Win / draw / loss level points per seat (ruling 9): a lone first place wins, a shared first place
-    draws, anything else loses; with partners, by the side's place. The leaver's match is a loss like any
-    other and pays 4 (RULES.md: "a loss still pays 4"), never a win or a draw."""
-    from ..results import outcomes
-
-    leavers = frozenset() if leaver is None else frozenset({leaver})
-    return [LEVEL_POINTS[o] for o in outcomes(places, partners, leavers)]

@@ -5,18 +5,17 @@ three failed auctions make the fourth deal a fixed NT round. Scoring: 10 + trick
 ±10 only winner/loser, ±10 per Risk level, Dash Call ±25 Over / ±33 Under.
 """
 
+# ruff: noqa: RUF001  (the marker tips are texts for people: the minus sign, en dash and times sign are meant)
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import ClassVar, Final
 
 from ..actions import Action, Verb
 from ..cards import FIXED_TRUMPS, Trump
 from ..scoring import RoundFacts, SeatScore, seat_lines
-from .base import Declarations, Phase, PublicDeclarations, RoundSpec, Ruleset
-
-if TYPE_CHECKING:
-    from ..game import Game
+from .base import Declarations, GameState, Phase, PublicDeclarations, Role, RoundSpec, Ruleset
 
 #: Every call 4C..13NT in ascending order (by number, then trump C < D < H < S < NT).
 ALL_CONTRACTS: Final = tuple((n, t) for n in range(4, 14) for t in Trump)
@@ -78,6 +77,36 @@ class Koutchina(Ruleset):
     """The default ruleset. :class:`~estimation.rulesets.classic.Classic` reuses its declarations."""
 
     name: ClassVar[str] = "koutchina"
+    display_names: ClassVar[dict[str, str]] = {"en": "Koutchina", "ar": "كوتشينة"}
+    marker_tips: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {
+            "dealer": "Dealer: deals this round; the player after the dealer speaks first.",
+            "caller": "Caller: won the auction (or the highest fixed-round estimate) and leads; ±10.",
+            "with": "With: estimated the Call's number; scores like the Caller, ±10.",
+            "dashcall": "Dash Call: promised no trick; +25 Over / +33 Under if none, −25 / −33 otherwise.",
+            "dash": "Dash: an estimate of 0; 10 with no trick, minus the tricks otherwise.",
+            "risk": "Risk: last estimator, total 2–3 away from 13; ±10.",
+            "risk2": "Double Risk: last estimator, total 4–5 away from 13; ±20.",
+            "risk3": "Triple Risk: last estimator, total 6 or more away from 13; ±30.",
+            "left": "Left the table: a bot plays the seat to the end.",
+            "multiplier": "Multiplier: this round's scores count ×2 or ×4 after a Sa'aydeh.",
+            "saaydeh": "Sa'aydeh: all four missed; nobody scores, the next round counts double (×4 at "
+                "most).",
+        },
+        "ar": {
+            "dealer": "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا.",
+            "caller": "المزايد: فاز بالمزايدة (أو أعلى توقّع في الجولة الثابتة) ويفتح اللعب؛ ±10.",
+            "with": "مع: توقّع عدد الكول، ونقاطه مثل المزايد، ±10.",
+            "dashcall": "داش كول: تعهّد ألا يأخذ ولا أكلة؛ +25 فوق / +33 تحت إن نجح، وإلا −25 / −33.",
+            "dash": "داش: توقّع صفر؛ 10 بلا أكلات، وإلا ناقص الأكلات.",
+            "risk": "مخاطرة (ريسك): آخر من توقّع، والمجموع يبعد 2 أو 3 عن 13؛ ±10.",
+            "risk2": "مخاطرة مضاعفة (دبل ريسك): آخر من توقّع، والمجموع يبعد 4 أو 5 عن 13؛ ±20.",
+            "risk3": "مخاطرة ثلاثية (تريبل ريسك): آخر من توقّع، والمجموع يبعد 6 أو أكثر عن 13؛ ±30.",
+            "left": "غادر الطاولة: روبوت يكمل اللعب بمقعده حتى النهاية.",
+            "multiplier": "المضاعف: نقاط هذه الجولة ×2 أو ×4 بعد السعايدة.",
+            "saaydeh": "سعايدة: أخفق الأربعة؛ لا نقاط، والجولة التالية مضاعفة (×4 حدًّا أقصى).",
+        },
+    }
     lengths: ClassVar[dict[str, tuple[RoundSpec, ...]]] = {
         "micro": fixed_rounds(),
         "mini": call_rounds(5) + fixed_rounds(),
@@ -106,7 +135,7 @@ class Koutchina(Ruleset):
     _estimate_tuples: ClassVar[dict[tuple[int, int, int, int, int], tuple[Action, ...]]] = {}
 
     # --- phases -------------------------------------------------------------------------------------
-    def begin_deal(self, game: Game) -> None:
+    def begin_deal(self, game: GameState) -> None:
         if game.kind == "call" and game.deal_no >= FAILED_AUCTIONS_BEFORE_FIXED:
             game.kind = "fixed"
             game.trump = _NT
@@ -116,7 +145,7 @@ class Koutchina(Ruleset):
             first = game.dealer + self.first_estimator
             self.begin_estimates(game, tuple((first + i) & 3 for i in range(4)))
 
-    def begin_auction(self, game: Game) -> None:
+    def begin_auction(self, game: GameState) -> None:
         game.phase = _AUCTION
         decl: AuctionState = game.decl
         dash_seats = decl.dash_seats
@@ -131,11 +160,11 @@ class Koutchina(Ruleset):
                 return s
         return None
 
-    def max_estimate(self, game: Game) -> int:
+    def max_estimate(self, game: GameState) -> int:
         standing = game.decl.standing
         return standing[0] if game.kind == "call" and standing else 13
 
-    def legal_declarations(self, game: Game) -> tuple[Action, ...]:
+    def legal_declarations(self, game: GameState) -> tuple[Action, ...]:
         seat = game.turn
         assert seat is not None
         phase = game.phase
@@ -146,7 +175,7 @@ class Koutchina(Ruleset):
             return AUCTION_ACTIONS[seat][_NEXT_CALL[standing[0], standing[1]] if standing else 0]
         return self._legal_estimates(game, seat)
 
-    def _legal_estimates(self, game: Game, seat: int) -> tuple[Action, ...]:
+    def _legal_estimates(self, game: GameState, seat: int) -> tuple[Action, ...]:
         low, top, forbidden = self.estimate_bounds(game)
         super_min = self.super_call_min if game.kind == "fixed" else 14
         key = (seat, low, top, forbidden, super_min)
@@ -163,7 +192,7 @@ class Koutchina(Ruleset):
             found = self._estimate_tuples[key] = tuple(out)
         return found
 
-    def apply_declaration(self, game: Game, action: Action) -> None:
+    def apply_declaration(self, game: GameState, action: Action) -> None:
         verb = action.verb
         seat = action.seat
         decl: AuctionState = game.decl
@@ -188,7 +217,7 @@ class Koutchina(Ruleset):
         else:  # pragma: no cover - legality is checked before
             raise AssertionError(f"not a {self.name} declaration: {action}")
 
-    def _after_bid(self, game: Game, decl: AuctionState, seat: int) -> None:
+    def _after_bid(self, game: GameState, decl: AuctionState, seat: int) -> None:
         standing = decl.standing
         # _next_bidder, inline: the next seat still in the auction that does not hold the standing call.
         owner = standing[2] if standing else None
@@ -210,7 +239,7 @@ class Koutchina(Ruleset):
             estimates[s] = 0
         self.begin_estimates(game, tuple([s for s in _AFTER[caller][:3] if s not in dash_seats]))
 
-    def _end_estimates(self, game: Game) -> None:
+    def _end_estimates(self, game: GameState) -> None:
         if game.kind == "fixed":
             best = max(game.estimates[s] or 0 for s in game.est_order)
             game.caller = next(s for s in game.est_order if game.estimates[s] == best)
@@ -221,7 +250,7 @@ class Koutchina(Ruleset):
         game.start_play(game.caller)
 
     # --- diagnosis ------------------------------------------------------------------------------------
-    def explain_illegal(self, game: Game, action: Action) -> str:
+    def explain_illegal(self, game: GameState, action: Action) -> str:
         verb = action.verb
         phase = game.phase
         if phase is Phase.DASH:
@@ -259,11 +288,11 @@ class Koutchina(Ruleset):
         super().check_typed_round(kind, caller, dash_seats, joined, order)
 
     # --- what is public ----------------------------------------------------------------------------------
-    def public_declarations(self, game: Game) -> PublicDeclarations:
+    def public_declarations(self, game: GameState) -> PublicDeclarations:
         decl: AuctionState = game.decl
         return PublicDeclarations(tuple(decl.dash_seats), decl.standing)
 
-    def trump_in_force(self, game: Game) -> Trump | None:
+    def trump_in_force(self, game: GameState) -> Trump | None:
         """A fixed round's Super Call changes the trump the moment it is made, not when play starts: the
         seats still to estimate must know it. ``super_call`` is the running choice (highest number, ties to
         the earliest), the very trump the end of the estimates installs."""
@@ -272,7 +301,11 @@ class Koutchina(Ruleset):
             return decl.super_call[2]
         return super().trump_in_force(game)
 
-    def seat_roles(self, game: Game) -> list[str | None]:
+    @classmethod
+    def role_markers(cls) -> tuple[Role, ...]:
+        return ("caller", "with", cls.offer_role, "dash")
+
+    def seat_roles(self, game: GameState) -> list[Role | None]:
         """The Caller, a Dash Caller, a With (another estimator on the Caller's number) and a plain Dash (an
         estimate of 0)."""
         roles = super().seat_roles(game)
@@ -288,7 +321,7 @@ class Koutchina(Ruleset):
         return roles
 
     # --- scoring ---------------------------------------------------------------------------------------
-    def facts(self, game: Game) -> RoundFacts:
+    def facts(self, game: GameState) -> RoundFacts:
         estimates = tuple([e or 0 for e in game.estimates])
         caller = game.caller
         assert caller is not None
