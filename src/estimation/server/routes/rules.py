@@ -45,6 +45,12 @@ class RulesetOut(BaseModel):
     first_estimator: int = Field(
         description="In a round without a Call, who estimates first: this many seats after the dealer "
                     "(1: the dealer's left; 0: the dealer).")
+    display_names: dict[str, str] = Field(description="The name to show, by language (`en` always).")
+    marker_tips: dict[str, dict[str, str]] = Field(
+        description="Language -> marker key -> the tooltip of that marker at this ruleset's table.")
+    roles: list[str] = Field(description="The role markers a seat can carry in this ruleset.")
+    markers: list[str] = Field(description="Every marker a table of this ruleset shows.")
+    badge_wins: int = Field(description="Wins that earn the badge (0: no badge).")
 
 
 def bot_levels() -> list[str]:
