@@ -302,18 +302,19 @@ def test_calculator_new_game_asks_first(context: Any, web_server: Any) -> None:
     assert "1" in dialog.inner_text()
     page.screenshot(path="/tmp/calc-new-game.png")
     page.click("#calc-new-cancel")
-    assert not page.locator("dialog#calc-new-dialog").count()
+    # The dialog's close event is queued as a task: wait for its removal, not a fixed time.
+    page.locator("dialog#calc-new-dialog").wait_for(state="detached")
     assert page.locator(".calc-out table.breakdown").count() == 1
     # Escape is a Cancel too.
     page.click("#calc-clear")
     dialog.wait_for()
     page.keyboard.press("Escape")
-    assert not page.locator("dialog#calc-new-dialog").count()
+    page.locator("dialog#calc-new-dialog").wait_for(state="detached")
     assert page.locator(".calc-out table.breakdown").count() == 1
     # OK clears the rounds; the names stay for the next game.
     page.click("#calc-clear")
     page.click("dialog#calc-new-dialog #calc-new-ok")
-    assert not page.locator(".calc-out table.breakdown").count()
+    page.locator(".calc-out table.breakdown").wait_for(state="detached")
     assert page.locator("#calc-undo").is_disabled()
     assert [page.input_value(f"#calc-name-{s}") for s in range(4)] == ["Ann", "Ben", "Cy", "Di"]
     # With nothing scored there is nothing to lose: no question.
