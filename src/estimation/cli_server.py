@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -134,3 +135,54 @@ def cluster(
         raise typer.Exit(1) from None
     finally:
         running.stop()
+
+
+def _database_url(given: str | None) -> str:
+    """The URL the server itself would use: the option, else DATABASE_URL, else its SQLite default."""
+    if given:
+        return given
+    from .server import Settings
+
+    return Settings.from_env().database_url
+
+
+@server_app.command()
+def backup(
+    out: Annotated[Path, typer.Argument(help="The backup file to write (never overwritten).")],
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", envvar="DATABASE_URL",
+        help="The server's database (default as `estimation serve`).")] = None,
+) -> None:
+    """Back up the server's database while it runs: SQLite through its online backup API, PostgreSQL
+    through pg_dump (custom format). Restore with `estimation restore`."""
+    from .server.ops.backup import BackupError
+    from .server.ops.backup import backup as take_backup
+
+    try:
+        target = take_backup(_database_url(database_url), out)
+    except BackupError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"backed up the {target.kind} database to {out} ({out.stat().st_size:,} bytes)")
+
+
+@server_app.command()
+def restore(
+    backup_file: Annotated[Path, typer.Argument(help="A file written by `estimation backup`.")],
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", envvar="DATABASE_URL",
+        help="The database to restore into, empty or new (default as `estimation serve`).")] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace a database that holds data (its changes since are lost).")] = False,
+) -> None:
+    """Restore a backup into an empty (or, with --force, replaced) database; then start the server on it:
+    every table in progress resumes at the version it had committed when the backup began."""
+    from .server.ops.backup import BackupError
+    from .server.ops.backup import restore as do_restore
+
+    try:
+        target = do_restore(backup_file, _database_url(database_url), force=force)
+    except BackupError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"restored {backup_file} into the {target.kind} database {target.location}")
