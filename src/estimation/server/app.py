@@ -25,6 +25,7 @@ from .routes.http import BodyGuard, SafeJSONResponse, SecurityHeaders
 from .routes.lobby_socket import lobby_socket
 from .routes.table_socket import table_socket
 from .social.service import Social
+from .storage.pruning import Pruner
 from .table.runtime import TableError
 
 DESCRIPTION = """The Estimation game server: a lobby over REST (this document) and tables over a WebSocket at
@@ -39,9 +40,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await hub.start()
+        pruner = Pruner(hub.session, settings)
+        pruner.start()
         try:
             yield
         finally:
+            await pruner.stop()
             await hub.stop()
 
     app = FastAPI(title="Estimation server", version=__version__, description=DESCRIPTION, lifespan=lifespan)

@@ -97,6 +97,13 @@ class Settings(BaseSettings):
     keep_alive_seconds: int = 5
     #: How often expired sessions are deleted and their sockets closed.
     session_sweep_seconds: float = 60.0
+    #: Pruning (server/storage/pruning.py): how often it runs (0: never); how long a finished table's
+    #: journal is kept after its record became final; chat lines' age before they go (a line with a report
+    #: not yet handled stays); how long a dead cluster worker's row is kept.
+    prune_seconds: float = 3600.0
+    journal_keep_seconds: float = 3600.0
+    chat_keep_days: float = 90.0
+    worker_rows_keep_seconds: float = 86400.0
     #: A leaderboard's whole ranking is kept this long and pages are served from it (0: every page is a
     #: query); an older one is still served while a new one is computed.
     leaderboard_cache_seconds: float = 60.0

@@ -1,0 +1,111 @@
+"""Nothing grows forever: what the database no longer needs, deleted on a schedule.
+
+* The journal of a finished table. Its record is final (written with the finishing change, so
+  ``record_version == version``), so the journalled actions and events add nothing a replay, a resume or a
+  profile needs; they are kept ``journal_keep_seconds`` after the finish for clients that reconnect and
+  then go. A table whose record is behind its version (abandoned mid-deal) keeps its journal: the record
+  alone would lose its last actions.
+* Dead workers' rows (cluster mode): a lapsed lease never comes back (a worker joins again under a new id),
+  and a table whose owner's row is gone counts as an orphan like one whose owner's lease lapsed.
+* Old chat: lines older than ``chat_keep_days``, except a reported line whose report is not handled yet
+  (a moderator must still be able to read it); handled reports of pruned lines go with them.
+
+Expired sessions are deleted by the hub's session sweep, which also closes their sockets. Every statement
+is idempotent, so workers of a cluster may prune at the same time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Delete, delete, exists, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from ..config import Settings
+from .models import ChatMessage, ChatReport, Event, Table, Worker, utcnow
+
+log = logging.getLogger("estimation.pruning")
+
+#: Finished tables whose journals one statement deletes: a bounded transaction, however far behind it is.
+BATCH = 500
+
+
+async def _deleted(db: AsyncSession, statement: Delete) -> int:
+    """Rows a DELETE removed (a DML statement's result is a cursor result: it has a row count)."""
+    return cast(CursorResult[Any], await db.execute(statement)).rowcount or 0
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """Rows deleted by one pass, for the log and the tests."""
+
+    events: int = 0
+    workers: int = 0
+    chat_messages: int = 0
+    chat_reports: int = 0
+
+
+async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
+                now: dt.datetime | None = None) -> Pruned:
+    """One pass over everything that may go; ``now`` is for tests (naive UTC, as the models store it)."""
+    now = now or utcnow()
+    events = 0
+    journal_before = now - dt.timedelta(seconds=settings.journal_keep_seconds)
+    while True:
+        async with session() as db, db.begin():
+            tables = (await db.scalars(
+                select(Table.id).where(
+                    Table.status.in_(("finished", "abandoned")), Table.finished_at < journal_before,
+                    Table.record_version == Table.version,
+                    exists().where(Event.table_id == Table.id))
+                .limit(BATCH))).all()
+            if not tables:
+                break
+            events += await _deleted(db, delete(Event).where(Event.table_id.in_(tables)))
+    async with session() as db, db.begin():
+        # Worker rows carry timezone-aware times (the cluster's SQL uses now()).
+        worker_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=settings.worker_rows_keep_seconds)
+        workers = await _deleted(db, delete(Worker).where(Worker.expires_at < worker_before))
+        chat_before = now - dt.timedelta(days=settings.chat_keep_days)
+        old = select(ChatMessage.id).where(ChatMessage.created_at < chat_before)
+        open_report = exists().where(ChatReport.message_id == ChatMessage.id, ChatReport.resolved.is_(False))
+        reports = await _deleted(db, delete(ChatReport).where(
+            ChatReport.resolved.is_(True), ChatReport.message_id.in_(old)))
+        messages = await _deleted(db, delete(ChatMessage).where(
+            ChatMessage.created_at < chat_before, ~open_report))
+    return Pruned(events=events, workers=workers, chat_messages=messages, chat_reports=reports)
+
+
+class Pruner:
+    """:func:`prune` every ``prune_seconds`` (0: never), from the server's start to its stop."""
+
+    def __init__(self, session: async_sessionmaker[AsyncSession], settings: Settings) -> None:
+        self.session = session
+        self.settings = settings
+        self.task: asyncio.Task[None] | None = None
+        self.last: Pruned | None = None
+
+    def start(self) -> None:
+        if self.settings.prune_seconds > 0:
+            self.task = asyncio.create_task(self._forever())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def _forever(self) -> None:
+        while True:
+            try:
+                self.last = await prune(self.session, self.settings)
+                if any(vars(self.last).values()):
+                    log.info("pruned %s", self.last)
+            except Exception:
+                log.exception("pruning failed")
+            await asyncio.sleep(self.settings.prune_seconds)
