@@ -37,7 +37,8 @@ def _events(url: str, table_id: int) -> int:
     return int(query(url, "SELECT count(*) FROM events WHERE table_id = :t", t=table_id)[0][0])
 
 
-async def _play(server: ServerProcess, tid: int, token: str, rng: random.Random, stop_after: int | None) -> None:
+async def _play(server: ServerProcess, tid: int, token: str, rng: random.Random,
+                stop_after: int | None) -> None:
     player = Player(server, tid, token)
     await player.connect()
     await player.play_to_end(rng, stop_after=stop_after)
