@@ -45,6 +45,17 @@ if [ -z "${HAPROXY:-}" ] && [ ! -x /usr/sbin/haproxy ] && ! command -v haproxy >
     echo "warning: haproxy is not installed; the cluster tests will fail" >&2
   fi
 fi
+# The shipped alert rules are checked by promtool (tests/server/test_observability.py), which FAILS without
+# it: Debian's prometheus package carries it (its service is not started by the tests).
+if [ -z "${PROMTOOL:-}" ] && ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing prometheus (promtool) for the alert rules' tests (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  else
+    echo "warning: promtool is not installed; the alert rules' tests will fail" >&2
+  fi
+fi
 # The browser client's tests (tests/web) drive Debian's chromium through Playwright (never a downloaded
 # browser) and FAIL without it. Install it here when we can (root, Debian); CHROMIUM=/path overrides.
 if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then

@@ -51,7 +51,7 @@ def serve(
         raise typer.Exit(2)
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(f"one of {', '.join(LOG_LEVELS)}", param_hint="--log-level")
-    _log_with_times(LOG_LEVELS[log_level.lower()])
+    _log_with_times(LOG_LEVELS[log_level.lower()], settings.log_format)
     from .server.ops import tuning
 
     # The collector's policy and the switch interval change the whole process: this command's only.
@@ -64,14 +64,20 @@ def serve(
         tuning.uninstall()
 
 
-def _log_with_times(level: int) -> None:
+def _log_with_times(level: int, log_format: str = "text") -> None:
     """The server's own log (``estimation.*``: slow journal batches, collector reclaims, failed writes)
     on stderr with a timestamp, at uvicorn's level: without a handler, Python prints only warnings, and
-    without the time, a slow batch cannot be matched to the database's own log."""
+    without the time, a slow batch cannot be matched to the database's own log. ``json``: one object a
+    line with the request's and table's ids (server/ops/observe.py)."""
     import logging
 
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if log_format == "json":
+        from .server.ops.observe import JsonFormatter
+
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     own = logging.getLogger("estimation")
     if not own.handlers:
         own.addHandler(handler)

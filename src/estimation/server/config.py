@@ -7,6 +7,7 @@ current directory, human-pace bots, generous limits. pydantic-settings maps each
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -107,6 +108,9 @@ class Settings(BaseSettings):
     #: A leaderboard's whole ranking is kept this long and pages are served from it (0: every page is a
     #: query); an older one is still served while a new one is computed.
     leaderboard_cache_seconds: float = 60.0
+    #: The server's own log lines: ``text`` (time, level, logger, message) or ``json`` (one object a line,
+    #: with the request's and the table's ids: server/ops/observe.py).
+    log_format: Literal["text", "json"] = "text"
     # --- several processes (issue 17) ---
     #: Redis for the bus (chat, lobby changes, presence, a player's notices) across processes and machines,
     #: e.g. redis://10.0.0.7:6379/0; empty: the bus stays inside this process (one process only).

@@ -16,6 +16,11 @@ the tests run several servers in one process). Measured where they happen:
   id in the cluster and how many tables it owns are the gauges ``estimation_cluster_worker`` and
   ``estimation_cluster_tables_owned`` (figures of the hub's ``stats()``, below).
 
+- ``estimation_http_responses_total{code}``: HTTP answers by status class (``2xx`` .. ``5xx``), counted by
+  :class:`~.observe.RequestContext`;
+- ``estimation_event_loop_lag_seconds``: how late a timer fired on the event loop (:class:`~.observe.LoopLag`,
+  twice a second while the metrics listener runs).
+
 Read when scraped (:class:`_Figures`): ``estimation_tables{status}`` (tables in memory by status), and every
 number of the hub's ``stats()`` as ``estimation_<name>``: ``sockets``, ``connections``, the journal's
 batches, rows and write time, the bus's counters (published, delivered, dropped, resyncs, gaps, connected),
@@ -44,6 +49,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from ..table.store import Change, StaleVersion, StoredTable, TableStore
+from .observe import LoopLag
 
 log = logging.getLogger("estimation.server")
 
@@ -125,6 +131,12 @@ class Metrics:
                                      "Table writes refused by the ownership fence (cluster mode)", registry=r)
         self.claims_refused = Counter("estimation_claims_refused",
                                       "Claims of a table another live worker owns (cluster mode)", registry=r)
+        self.http_responses = Counter("estimation_http_responses", "HTTP answers by status class", ["code"],
+                                      registry=r)
+        self.loop_lag = Histogram("estimation_event_loop_lag_seconds", "How late a timer fired on the loop",
+                                  buckets=LAG_BUCKETS, registry=r)
+        for code in ("2xx", "3xx", "4xx", "5xx"):
+            self.http_responses.labels(code)
         for path in ("journal", "transaction"):
             self.commit_seconds.labels(path)
         for reason in ("stale", "error"):
@@ -141,6 +153,10 @@ class Metrics:
             self.claims_refused.inc(count)
         elif count:
             self.ownership_changes.labels(change).inc(count)
+
+    def answered(self, status: int) -> None:
+        """One HTTP answer of this status (counted by class: ``5xx`` is what the alerts watch)."""
+        self.http_responses.labels(f"{min(max(status // 100, 1), 5)}xx").inc()
 
     def text(self) -> bytes:
         """The Prometheus text exposition of everything above."""
@@ -190,13 +206,16 @@ class MetricsServer:
         self.host = host
         self.port = port
         self._server: asyncio.Server | None = None
+        self.lag = LoopLag(metrics.loop_lag.observe)
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.host, self.port, limit=REQUEST_BYTES)
+        self.lag.start()
         self.port = int(self._server.sockets[0].getsockname()[1])  # the one the OS chose, for port 0
         log.info("metrics on http://%s:%d/metrics", self.host, self.port)
 
     async def stop(self) -> None:
+        await self.lag.stop()
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(TimeoutError):
