@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from server_helpers import Api, Player, ServerProcess, check_hidden, run
 
 import estimation
@@ -78,6 +80,31 @@ def test_one_client_with_three_bots_plays_a_mini_game(server: ServerProcess) -> 
     bot_moves = [e for m in p.messages if m["type"] == "update" for e in m["events"]
                  if e["kind"] == "action" and e["bot"]]
     assert {e["seat"] for e in bot_moves} == {0, 2, 3}
+
+
+@pytest.mark.parametrize(("ruleset", "length", "partners"), [
+    ("koutchina", "micro", True), ("egyptian", "committee", True), ("classic", "full", False)])
+def test_no_message_shows_a_hidden_card_in_any_ruleset(server: ServerProcess, ruleset: str, length: str,
+                                                       partners: bool) -> None:
+    """The hidden-information check over a whole game of every ruleset, with partners too: a partner's
+    hand is as hidden as an opponent's (seat 1's partner is seat 3, a bot here). The koutchina game
+    without partners is the test above."""
+    api = Api.guest(server)
+    tid = api.create_table(ruleset=ruleset, length=length, partners=partners, bot_seats=[0, 2, 3],
+                           bot_level="random")["id"]
+    assert api.join(tid)["seat"] == 1
+
+    async def main() -> Player:
+        p = Player(server, tid, api.token)
+        await p.connect()
+        await p.play_to_end(random.Random(len(ruleset) + partners), timeout=240)
+        await p.close()
+        return p
+
+    p = run(main())
+    record = api.ok(api.get(f"/api/tables/{tid}/record"))
+    assert record.get("partners", False) is partners and estimation.load_record(record).is_over
+    assert check_hidden(1, p.messages, record) >= 100
 
 
 def test_lobby_lists_open_tables_and_keeps_private_ones_private(server: ServerProcess) -> None:
