@@ -6,7 +6,6 @@ import asyncio
 import random
 
 import pytest
-
 from server_helpers import Api, Player, ServerProcess, check_hidden, run
 
 import estimation
