@@ -99,6 +99,7 @@ def cluster(
 ) -> None:
     """A whole cluster on this machine for a try-out: PostgreSQL, HAProxy, N workers (and Redis); prints the
     URL; Ctrl-C stops everything."""
+    import os
     import signal
     import time
 
@@ -115,18 +116,32 @@ def cluster(
     def interrupted(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
+    restart_asked = False
+
+    def restart(_signum: int, _frame: object) -> None:
+        nonlocal restart_asked
+        restart_asked = True
+
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGINT, interrupted)  # also when started where SIGINT was ignored (a background job)
+    signal.signal(signal.SIGHUP, restart)
     try:
         running.start()
         bus = running.env.get("ESTIMATION_REDIS_URL") or "in-process per worker"
         typer.echo(f"estimation cluster: {workers} workers behind HAProxy at {running.url}/ "
                    f"(PostgreSQL {running.database_url}; bus {bus}; files in {running.workdir}); "
-                   "Ctrl-C stops it")
+                   f"Ctrl-C stops it; kill -HUP {os.getpid()} restarts the workers one by one (an upgrade)")
         # A worker that dies is what the cluster is for: the others claim its tables (a try-out may kill
         # one to watch it). Said once per worker; the cluster stops when none is left.
         gone: set[int] = set()
         while len(gone) < len(running.running):
+            if restart_asked:
+                restart_asked = False
+                typer.echo("restarting the workers one by one: each drained (its tables handed to the "
+                           "others), then replaced")
+                for new in running.rolling_restart():
+                    typer.echo(f"worker {new.name} (pid {new.pid}) serving")
+                gone.update(w.pid for w in running.running if w.name in running.draining)
             for worker in running.running:
                 if worker.pid not in gone and worker.proc.poll() is not None:
                     gone.add(worker.pid)

@@ -167,6 +167,8 @@ class LocalCluster:
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="estimation-cluster-")))
     durable: bool = True
     running: list[Worker] = field(default_factory=list)
+    #: Workers being drained (:meth:`drain`): out of the balancer's ring while they hand their tables over.
+    draining: set[str] = field(default_factory=set)
     haproxy: subprocess.Popen[bytes] | None = None
     redis_proc: subprocess.Popen[bytes] | None = None
     _pg: ThrowawayCluster | None = None
@@ -306,7 +308,8 @@ class LocalCluster:
         raise RuntimeError("haproxy did not start")
 
     def _write_config(self) -> None:
-        backends = [Backend(w.name, f"127.0.0.1:{w.port}") for w in self.running if w.proc.poll() is None]
+        backends = [Backend(w.name, f"127.0.0.1:{w.port}") for w in self.running
+                    if w.proc.poll() is None and w.name not in self.draining]
         # Each client connection is two descriptors (client and worker side): stay within this limit.
         soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         self.config_path.write_text(haproxy_config(f"127.0.0.1:{self.port}", backends, check_ms=self.check_ms,
@@ -321,6 +324,33 @@ class LocalCluster:
         assert self.haproxy is not None
         self.haproxy.send_signal(signal.SIGUSR2)  # master-worker mode: reload the configuration
         return worker
+
+    def drain(self, worker: Worker, timeout: float = 60.0) -> None:
+        """Take ``worker`` out of service without losing a game: out of the balancer's ring first (new
+        connections go to the others), then SIGTERM: the server closes its sockets (their clients reconnect
+        through the balancer and are told the table ``moved`` until it is free), lets a commit in progress
+        finish, and releases every table it owns, which the others claim at once. Returns when it exited."""
+        self.draining.add(worker.name)
+        self._write_config()
+        assert self.haproxy is not None
+        self.haproxy.send_signal(signal.SIGUSR2)
+        worker.proc.send_signal(signal.SIGTERM)
+        try:
+            worker.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            worker.proc.kill()
+            worker.proc.wait(10)
+
+    def restart(self, worker: Worker) -> Worker:
+        """Drain ``worker`` and start a new one in its place (the code on disk now: how an upgrade goes)."""
+        self.drain(worker)
+        new = self.add_worker()
+        self.wait_in_ring()
+        return new
+
+    def rolling_restart(self) -> list[Worker]:
+        """Every live worker restarted in turn, one at a time: the others hold the tables meanwhile."""
+        return [self.restart(w) for w in [w for w in self.running if w.proc.poll() is None]]
 
     def wait_in_ring(self, timeout: float = 30.0) -> None:
         """Return once the balancer sends requests to every live worker: after :meth:`add_worker`, HAProxy's

@@ -8,11 +8,14 @@ never wait for each other's write lock across turns).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -20,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from .sqlite_inline import BUSY_SECONDS, inline_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+log = logging.getLogger("estimation.server")
 
 
 def make_engine(url: str) -> AsyncEngine:
@@ -50,14 +54,24 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-def _upgrade(connection: Connection) -> None:
+def _upgrade(connection: Connection, location: Path) -> None:
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("script_location", str(location))
     config.attributes["connection"] = connection
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    current = set(MigrationContext.configure(connection).get_current_heads())
+    if current - known:
+        # A newer release migrated this database (an upgrade in progress: new workers beside old ones).
+        # Its migrations only add (expand, then contract a release later: docs/deploy.md), so this
+        # server runs on the schema as it is; migrating "down" to its own head would be the wrong way.
+        log.warning("the schema is at %s, newer than this server's migrations: running on it as it is",
+                    ", ".join(sorted(current)))
+        return
     command.upgrade(config, "head")
 
 
-async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the newest migration (a no-op when it is already there)."""
+async def migrate(engine: AsyncEngine, location: Path = MIGRATIONS) -> None:
+    """Bring the schema to the newest migration in ``location`` (a no-op when it is already there, and when
+    a newer release's migrations are already applied)."""
     async with engine.begin() as connection:
-        await connection.run_sync(_upgrade)
+        await connection.run_sync(_upgrade, location)
