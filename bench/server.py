@@ -35,7 +35,7 @@ measure); --procs splits the tables between that many generator processes (defau
 process's stalls do not reach every table's measurement.
 
 --workers 1,2,4 (PostgreSQL only): each run is a cluster instead of one server, `estimation serve --cluster`
-workers behind HAProxy (server/cluster.py, as `estimation cluster` starts it), with the load sent to
+workers behind HAProxy (server/cluster/launcher.py, as `estimation cluster` starts it), with the load sent to
 HAProxy; the report adds the CPU of each worker, of HAProxy (and Redis, with --redis) and the CPU of the
 whole server side (workers, PostgreSQL, HAProxy, Redis) per committed action. On a machine with fewer cores
 than workers this measures the cluster's overhead, not a speed-up.
@@ -208,7 +208,7 @@ UNLIMITED = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0"
 
 
 class ClusterServer:
-    """``--workers N``: N workers behind HAProxy on one database (server/cluster.py's LocalCluster)."""
+    """``--workers N``: N workers behind HAProxy on one database (server/cluster/launcher.py's LocalCluster)."""
 
     def __init__(self, database_url: str, workers: int, env: dict[str, str], redis: bool) -> None:
         from estimation.server.cluster.launcher import LocalCluster

@@ -128,7 +128,7 @@ class Settings(BaseSettings):
     #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).
     lease_seconds: float = 10.0
     #: ``estimation serve`` sets the collector's policy and the GIL's switch interval for its process
-    #: (server/tuning.py; undone on stop). Off only to measure what they buy (docs/performance.md).
+    #: (server/ops/tuning.py; undone on stop). Off only to measure what they buy (docs/performance.md).
     process_tuning: bool = True
 
     @classmethod
