@@ -208,7 +208,7 @@ UNLIMITED = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0"
 
 
 class ClusterServer:
-    """``--workers N``: N workers behind HAProxy on one database (server/cluster/launcher.py's LocalCluster)."""
+    """``--workers N``: N workers behind HAProxy on one database (the launcher's LocalCluster)."""
 
     def __init__(self, database_url: str, workers: int, env: dict[str, str], redis: bool) -> None:
         from estimation.server.cluster.launcher import LocalCluster
