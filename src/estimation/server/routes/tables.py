@@ -29,6 +29,7 @@ from .deps import (
     Limit,
     Me,
     Offset,
+    StoreDep,
     Strict,
     TableId,
     account_id_of,
@@ -76,11 +77,11 @@ async def _runtime(hub: Hub, table_id: int, account_id: int | None = None) -> Ta
 
 
 @router.get("/tables", tags=["tables"])
-async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"] = "open",
+async def list_tables(store: StoreDep, status: Literal["open", "playing", "finished"] = "open",
                       limit: Limit = 50, offset: Offset = 0) -> list[TableOut]:
     """Public tables: ``open`` ones to join (the default), ``playing`` ones to watch, ``finished`` ones."""
-    rows = await hub.store.listing(status, limit, offset)
-    payouts = await hub.store.paid_splits([r.table_id for r in rows]) if status == "finished" else {}
+    rows = await store.listing(status, limit, offset)
+    payouts = await store.paid_splits([r.table_id for r in rows]) if status == "finished" else {}
     return [table_out(public_table(r.table_id, r.state, payouts.get(r.table_id))) for r in rows]
 
 
