@@ -238,3 +238,23 @@ def test_the_sql_store_commits_a_change_only_at_the_version_it_started_from(
         asyncio.run(main())
     finally:
         logging.getLogger("estimation.server").setLevel(logging.NOTSET)
+
+
+def test_the_lobby_shows_a_table_read_from_the_store_as_one_held_in_memory(tmp_path: Path) -> None:
+    """The public table object is built once (``reducer.public_table``): the lobby's entry for a table no
+    process holds is the one it shows for a table in memory (its partners too), but for the clock."""
+    from estimation.server.routes.lobby_socket import snapshot
+
+    async def body(hub: Hub) -> None:
+        async with hub.session() as db, db.begin():
+            ann = await auth.create_guest(db, "Ann")
+        runtime = await hub.create_table(ann.id, TableSettings("koutchina", "micro", bot_seats=(3,),
+                                                               partners=True))
+        await runtime.join(ann.id, ann.name, True, 0, False, None)
+        held = next(e for e in await snapshot(hub) if e["id"] == runtime.id)
+        hub.runtimes.pop(runtime.id)
+        stored = next(e for e in await snapshot(hub) if e["id"] == runtime.id)
+        assert stored == held and stored["partners"] is True
+        assert stored["seats"][0]["name"] == "Ann" and stored["seats"][3]["bot"] is True
+
+    with_hub(tmp_path, body)
