@@ -505,7 +505,7 @@ class SqlTableStore:
                 if record is not None:
                     values["record"] = record
                     values["record_version"] = change.version
-                if after.status in ("finished", "abandoned"):
+                if after.status in OVER and before.status not in OVER:  # not again at a rename or a link
                     values["finished_at"] = utcnow()
                 if finishing and game is not None and not pot_split(after.rules.stake, after.seats, game):
                     values["paid_out"] = True  # an unstaked game: nothing to pay, done in this update
