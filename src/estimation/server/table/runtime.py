@@ -3,11 +3,11 @@
 Every change to a table (a seat taken, an action, a timeout, a leaver, a quick-play wait, a rematch link, a
 deleted player's name) goes through a :class:`TableRuntime` method that holds the table's ``asyncio.Lock``,
 so a table is a single-threaded state machine even with many connections (a new table is the reducer's
-``create``, written by the store's ``create``). Each change takes one path (:meth:`TableRuntime._change`): check and reduce the command
-with the pure :func:`~.reducer.reduce`, await the :class:`~.store.TableStore`'s commit at the version the
-change started from, then adopt the new table and publish (the ack, the next turn, every connection's own
-``Game.view``, the lobby). Memory changes only once the commit is durable, so it never runs ahead of the
-database: a process killed at any moment restarts at the last commit.
+``create``, written by the store's ``create``). Each change takes one path (:meth:`TableRuntime._change`):
+check and reduce the command with the pure :func:`~.reducer.reduce`, await the :class:`~.store.TableStore`'s
+commit at the version the change started from, then adopt the new table and publish (the ack, the next turn,
+every connection's own ``Game.view``, the lobby). Memory changes only once the commit is durable, so it
+never runs ahead of the database: a process killed at any moment restarts at the last commit.
 
 How a change is written is the store's business (a plain action through the journal's group commit,
 anything else in a transaction of the table's own, see :mod:`.store`); a restart loads the last snapshot
