@@ -485,8 +485,8 @@ def _join(table: TableState, seats: list[SeatState], c: Join) -> tuple[Status, i
     rules = table.rules
     if table.status != "open":
         raise TableError("not_open", "this table is not taking players")
-    if rules.private and c.invite != rules.invite_code and c.account_id != table.created_by:
-        raise no_such_table()  # the server asks TableRuntime.admits first, in constant time
+    if not admits(table, c.account_id, c.invite):
+        raise no_such_table()
     if any(s.account_id == c.account_id for s in seats):
         raise TableError("already_seated", "you already have a seat at this table")
     seat = c.seat
