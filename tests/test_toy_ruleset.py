@@ -314,6 +314,7 @@ def test_a_server_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Non
     from estimation.server.hub import Hub
     from estimation.server.social.service import Social
     from estimation.server.storage.models import Result
+    from estimation.server.table.reducer import TableSettings
 
     async def main() -> None:
         hub = Hub(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'toy.db'}", bot_delay=0.0), Social)
@@ -321,8 +322,8 @@ def test_a_server_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Non
         try:
             async with hub.session() as db, db.begin():
                 player = await auth.create_guest(db, "Tess")
-            runtime = await hub.create_table(player.id, "toy", "short", 0, False, [1, 2, 3], "heuristic", 0,
-                                             partners=True)
+            runtime = await hub.create_table(player.id, TableSettings(
+                "toy", "short", bot_seats=(1, 2, 3), bot_level="heuristic", turn_seconds=0, partners=True))
             await runtime.join(player.id, player.name, True, None, False, None)
             assert runtime.status == "playing" and runtime.game is not None
             view = runtime.view_for(0)

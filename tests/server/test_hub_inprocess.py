@@ -21,6 +21,7 @@ from estimation.server.access import auth
 from estimation.server.hub import EVICT_PER_TURN, Hub
 from estimation.server.social.service import Social
 from estimation.server.storage.models import Result, Table
+from estimation.server.table.reducer import TableSettings
 
 
 def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]]) -> None:
@@ -89,7 +90,7 @@ def test_a_tables_own_transactions_commit_and_publish_in_the_turn_that_made_them
         await turns.start()
         async with hub.session() as db, db.begin():
             players = [await auth.create_guest(db, f"P{i}") for i in range(4)]
-        runtime = await hub.create_table(players[0].id, "egyptian", None, 0, False, [], "random", 0)
+        runtime = await hub.create_table(players[0].id, TableSettings("egyptian", turn_seconds=0))
         before = turns.count
         for i, player in enumerate(players):
             await runtime.join(player.id, player.name, True, i, False, None)
@@ -103,7 +104,8 @@ def test_a_tables_own_transactions_commit_and_publish_in_the_turn_that_made_them
             results = (await db.scalars(select(Result).where(Result.table_id == runtime.id))).all()
         assert row is not None and (row.status, row.version, row.paid_out) == ("finished", 5, True)
         assert len(results) == 4
-        assert hub.journal.turns.count == 5  # each took the writer's turn (never waiting: no tick)
+        # the creation and each change took the writer's turn (never waiting: no tick)
+        assert hub.journal is not None and hub.journal.turns.count == 6
         turns.stop()
 
     with_hub(tmp_path, body)
@@ -114,7 +116,7 @@ def test_the_sweep_frees_finished_tables_nobody_watches(tmp_path: Path) -> None:
         async with hub.session() as db, db.begin():
             creator = (await auth.create_guest(db, "Sweeper")).id
         count = 2 * EVICT_PER_TURN + 3
-        runtimes = [await hub.create_table(creator, "koutchina", "micro", 0, False, [], "random", 0)
+        runtimes = [await hub.create_table(creator, TableSettings("koutchina", "micro", turn_seconds=0))
                     for _ in range(count)]
         watched, still_open = runtimes[0], runtimes[1]
         for r in runtimes[2:]:
@@ -205,8 +207,8 @@ def test_the_sql_store_commits_a_change_only_at_the_version_it_started_from(
         try:
             async with hub.session() as db, db.begin():
                 player = await auth.create_guest(db, "Vera")
-            runtime = await hub.create_table(player.id, "koutchina", "micro", 0, False, [1, 2, 3], "random",
-                                             0)
+            runtime = await hub.create_table(player.id, TableSettings(
+                "koutchina", "micro", bot_seats=(1, 2, 3), turn_seconds=0))
             await runtime.join(player.id, player.name, True, None, False, None)
             async with runtime.lock:
                 before = runtime.state()
@@ -236,3 +238,23 @@ def test_the_sql_store_commits_a_change_only_at_the_version_it_started_from(
         asyncio.run(main())
     finally:
         logging.getLogger("estimation.server").setLevel(logging.NOTSET)
+
+
+def test_the_lobby_shows_a_table_read_from_the_store_as_one_held_in_memory(tmp_path: Path) -> None:
+    """The public table object is built once (``reducer.public_table``): the lobby's entry for a table no
+    process holds is the one it shows for a table in memory (its partners too), but for the clock."""
+    from estimation.server.routes.lobby_socket import snapshot
+
+    async def body(hub: Hub) -> None:
+        async with hub.session() as db, db.begin():
+            ann = await auth.create_guest(db, "Ann")
+        runtime = await hub.create_table(ann.id, TableSettings("koutchina", "micro", bot_seats=(3,),
+                                                               partners=True))
+        await runtime.join(ann.id, ann.name, True, 0, False, None)
+        held = next(e for e in await snapshot(hub) if e["id"] == runtime.id)
+        hub.runtimes.pop(runtime.id)
+        stored = next(e for e in await snapshot(hub) if e["id"] == runtime.id)
+        assert stored == held and stored["partners"] is True
+        assert stored["seats"][0]["name"] == "Ann" and stored["seats"][3]["bot"] is True
+
+    with_hub(tmp_path, body)

@@ -3,6 +3,7 @@ coins, and a refused command changes nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -16,7 +17,10 @@ from estimation.server.table.reducer import (
     Command,
     Join,
     Leave,
+    LinkRematch,
+    Rename,
     Rules,
+    ScheduleBots,
     SeatBots,
     SeatState,
     SetAway,
@@ -40,8 +44,8 @@ def fresh(ruleset: str, length: str, stake: int, private: bool) -> TableState:
 
 def fingerprint(table: TableState) -> str:
     game = None if table.game is None else table.game.record(include_seed=True)
-    return json.dumps([table.status, table.version, table.pot, [repr(s) for s in table.seats], game],
-                      sort_keys=True, default=str)
+    return json.dumps([table.status, table.version, table.pot, [repr(s) for s in table.seats], game,
+                       table.bots_at, table.rematch_id], sort_keys=True, default=str)
 
 
 def check_invariants(table: TableState) -> None:
@@ -83,7 +87,7 @@ def play_to_end(table: TableState, pick: int) -> list[Command]:
 @st.composite
 def commands(draw: st.DrawFn, table: TableState) -> Command:
     kind = draw(st.sampled_from(["join", "join", "join", "bots", "act", "act", "bot", "away", "leave",
-                                 "abandon"]))
+                                 "abandon", "quick", "rematch", "rename"]))
     account = draw(st.sampled_from(list(ACCOUNTS)))
     seat = draw(st.integers(0, 3))
     seed = draw(st.integers(0, 2**63 - 1))
@@ -109,6 +113,12 @@ def commands(draw: st.DrawFn, table: TableState) -> Command:
         return SetAway(seat, draw(st.booleans()))
     if kind == "leave":
         return Leave(account)
+    if kind == "quick":
+        return ScheduleBots(dt.datetime(2026, 1, 1) + dt.timedelta(seconds=draw(st.integers(0, 99))))
+    if kind == "rematch":
+        return LinkRematch(draw(st.integers(1, 3)), draw(st.sampled_from([None, table.rematch_id, 2])))
+    if kind == "rename":
+        return Rename(account, "Deleted player")
     return Abandon("test")
 
 
@@ -121,7 +131,7 @@ def test_random_commands_keep_invariants_conserve_coins_and_refusals_change_noth
     wallets = dict.fromkeys(ACCOUNTS, WALLET)
     total = sum(wallets.values())
     for _ in range(data.draw(st.integers(1, 40))):
-        if table.status in ("finished", "abandoned"):
+        if table.status == "abandoned":
             break
         command = data.draw(commands(table))
         if table.status == "playing" and data.draw(st.integers(0, 9)) == 0:
@@ -146,6 +156,14 @@ def apply(table: TableState, command: Command, wallets: dict[int, int]) -> Table
     for account, coins in coin_moves(table, after, events).items():
         wallets[account] += coins
     check_invariants(after)
+    if isinstance(command, Rename):
+        mine = [i for i, s in enumerate(after.seats) if s.account_id == command.account_id]
+        assert mine and all(after.seats[i].name == command.name for i in mine)
+        assert after.game is None or all(after.game.players[i] == command.name for i in mine)
+        assert [s.name for i, s in enumerate(after.seats) if i not in mine] == [
+            s.name for i, s in enumerate(table.seats) if i not in mine]
+    if isinstance(command, LinkRematch):
+        assert table.status == "finished" and after.rematch_id == command.rematch_id
     return after
 
 

@@ -19,10 +19,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from ..rulesets import RULESETS
 from .access import auth
 from .access.ratelimit import Buckets, VerifiedTokens
 from .cluster.bus import Bus
@@ -32,13 +30,14 @@ from .config import Settings
 from .ops import tuning
 from .ops.metrics import MeteredStore, Metrics, MetricsServer
 from .storage.database import make_engine, migrate, sessionmaker
-from .storage.models import Seat, Table, TableOwner, utcnow
+from .storage.models import utcnow
 from .table.bot_pool import BotPool
 from .table.connection import Connection, Sockets
 from .table.hints import HintPool
 from .table.journal import Journal
-from .table.runtime import Rules, SeatState, TableError, TableRuntime, runtime_of
-from .table.store import Fenced, SqlTableStore, TableMoved, TableStore
+from .table.reducer import OVER, Create, Events, TableSettings, create
+from .table.runtime import TableError, TableRuntime, runtime_of
+from .table.store import Fenced, SqlTableStore, StoredTable, TableMoved, TableStore
 
 log = logging.getLogger("estimation.server")
 
@@ -53,14 +52,11 @@ class SocialPart(Protocol):
     the factory handed to :class:`Hub`: the social routes import the lobby, which imports the hub, so the
     hub never imports them)."""
 
-    #: Quick-play tables still open, and when their bots come.
-    bots_at: dict[int, dt.datetime]
-
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
 
-    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None: ...
+    def table_changed(self, runtime: TableRuntime, events: Events) -> None: ...
 
     def presence_changed(self, table_id: int) -> None: ...
 
@@ -80,7 +76,9 @@ class SocialPart(Protocol):
 
 class Hub:
     def __init__(self, settings: Settings, social: Callable[[Hub], SocialPart],
-                 engine: AsyncEngine | None = None) -> None:
+                 engine: AsyncEngine | None = None, store: TableStore | None = None) -> None:
+        """``store``: where the tables are kept; by default the SQL store of ``settings.database_url``
+        (fenced in cluster mode by this worker's ownership), its commits timed for the metrics."""
         self.settings = settings
         self.engine = engine or make_engine(settings.database_url)
         self.session: async_sessionmaker[AsyncSession] = sessionmaker(self.engine)
@@ -98,13 +96,16 @@ class Hub:
             self.ownership = Ownership(settings.database_url, settings.lease_seconds,
                                        changed=self.metrics.ownership_changed,
                                        fenced=self.metrics.fenced_writes.inc)
-        store = SqlTableStore.open(self.engine, self.session, self.ownership)
-        #: The store's group commit: started and stopped with the hub, its figures in the stats, and its
-        #: writer turn (SQLite) taken by the chat's writes too.
-        self.journal: Journal = store.journal
-        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it), its
-        #: commits timed for the metrics; in cluster mode every write is fenced by this worker's ownership.
-        self.store: TableStore = MeteredStore(store, self.metrics)
+        #: The SQL store's group commit (None for a store given), started and stopped with the store.
+        self.journal: Journal | None = None
+        if store is None:
+            sql = SqlTableStore.open(self.engine, self.session, self.ownership)
+            self.journal = sql.journal
+            store = MeteredStore(sql, self.metrics)
+        #: Where the tables are kept (SQLite or PostgreSQL, the journal's group commit behind it), every
+        #: table and seat written and read through it alone; in cluster mode every write is fenced by this
+        #: worker's ownership. Its writer turn (SQLite) is taken by the chat's writes too.
+        self.store: TableStore = store
         self._orphan_sweeper: asyncio.Task[None] | None = None
         self.runtimes: dict[int, TableRuntime] = {}
         self._loading = asyncio.Lock()
@@ -135,7 +136,7 @@ class Hub:
 
     async def start(self) -> None:
         await migrate(self.engine)
-        self.journal.start()
+        await self.store.start()
         if self.ownership is not None:
             # A worker holds only what it claims: on demand, and the orphans of dead workers (the sweep).
             self.ownership.on_lapse, self.ownership.on_wanted = self._lapsed, self._hand_over
@@ -180,7 +181,7 @@ class Hub:
         self.hints.stop()
         self.hashing.shutdown()
         self.bots.stop()
-        await self.journal.stop()
+        await self.store.stop()
         await self.engine.dispose()
 
     async def get(self, table_id: int) -> TableRuntime | None:
@@ -203,11 +204,8 @@ class Hub:
                     runtime = self.runtimes[table_id] = runtime_of(self, stored)
                     if self.ownership is not None and runtime.status == "playing":
                         runtime._schedule()  # claimed from a worker that died: its bots and clock go on
-                    elif self.ownership is not None and runtime.status == "open":
-                        async with self.session() as db:  # a quick-play table's wait goes on here
-                            at = await db.scalar(select(Table.bots_at).where(Table.id == table_id))
-                        if at is not None:
-                            self.social.schedule_bots(table_id, at)
+                    elif self.ownership is not None and runtime.status == "open" and runtime.bots_at:
+                        self.social.schedule_bots(table_id, runtime.bots_at)  # its quick-play wait goes on
                 elif self.ownership is not None:
                     await self.ownership.release(table_id)
         return runtime
@@ -293,11 +291,7 @@ class Hub:
         A player sits at one live table at a time: a second table would run its clock and hand its turns
         to a bot while they play the first.
         """
-        async with self.session() as db:
-            return await db.scalar(
-                select(Seat.table_id).join(Table, Table.id == Seat.table_id)
-                .where(Seat.account_id == account_id, Seat.left.is_(False),
-                       Table.status.in_(("open", "playing"))).limit(1))
+        return await self.store.live_table(account_id)
 
     async def not_seated_elsewhere(self, account_id: int, table_id: int | None) -> None:
         """Refuse (409) while the player holds a seat at another open or playing table: one live table a
@@ -307,61 +301,29 @@ class Hub:
             raise TableError("seated_elsewhere", f"you are seated at table {live}: leave it, or finish its "
                                                  "game, first", 409)
 
-    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+    def table_changed(self, runtime: TableRuntime, events: Events) -> None:
         self.social.table_changed(runtime, events)  # the live lobby, through the bus
 
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""
 
-    async def create_table(self, account_id: int, ruleset: str, length: str | None, stake: int,
-                           private: bool, bot_seats: list[int], bot_level: str,
-                           turn_seconds: int, partners: bool = False) -> TableRuntime:
-        if ruleset not in RULESETS:
-            raise TableError("bad_rules", f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})", 422)
-        cls = RULESETS[ruleset]
-        length = length or cls.default_length
-        if length not in cls.lengths:
-            raise TableError("bad_rules", f"unknown length {length!r} for {ruleset} "
-                             f"(known: {', '.join(cls.lengths)})", 422)
-        invite = secrets.token_urlsafe(9) if private else None
-        names = {s: f"Bot {s + 1}" for s in bot_seats}
-        async with self.session() as db, db.begin():
-            cap = self.settings.open_tables_per_player
-            mine = await db.scalar(select(func.count()).select_from(Table).where(
-                Table.created_by == account_id, Table.status == "open"))
-            if cap > 0 and int(mine or 0) >= cap:
-                raise TableError("too_many_tables", f"you have {cap} open tables already: start or leave "
-                                                    "one of them first", 429)
-            row = Table(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
-                        bot_level=bot_level, turn_seconds=turn_seconds, partners=partners, status="open",
-                        version=0, pot=0,
-                        paid_out=False, record=None, created_by=account_id, created_at=utcnow())
-            db.add(row)
-            await db.flush()
-            if self.ownership is not None:  # born owned by this worker, at epoch 1
-                db.add(TableOwner(table_id=row.id, owner=self.ownership.owner, epoch=1, since=func.now()))
-            for s in range(4):
-                db.add(Seat(table_id=row.id, seat=s, account_id=None, name=names.get(s), is_bot=s in names,
-                            staked=False, away=False, left=False))
-            table_id = row.id
-        rules = Rules(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
-                      bot_level=bot_level, turn_seconds=turn_seconds, partners=partners)
-        seats = [SeatState(is_bot=s in names, name=names.get(s)) for s in range(4)]
-        runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
+    async def create_table(self, account_id: int, settings: TableSettings) -> TableRuntime:
+        """A new table as ``settings`` ask, created by ``account_id``: the reducer's :func:`create`, written
+        by the store (refused over the player's cap of open tables), held here and published."""
+        state, events = create(Create(account_id, settings, secrets.token_urlsafe(9) if settings.private
+                                      else None))
+        table_id = await self.store.create(state, events, self.settings.open_tables_per_player)
+        runtime = runtime_of(self, StoredTable(table_id, state, -1,
+                                               [(state.version, events, None, None, None)]))
         async with self._loading:
-            self.runtimes.setdefault(table_id, runtime)
-            if self.ownership is not None:
-                self.ownership.adopt_created(table_id, 1)
-        self.social.table_changed(self.runtimes[table_id], [{"kind": "created"}])
-        return self.runtimes[table_id]
+            runtime = self.runtimes.setdefault(table_id, runtime)
+        runtime._publish(events, None, None)
+        return runtime
 
     async def sweep(self) -> None:
         """Abandon (and refund) open tables that never filled; evict finished tables nobody watches."""
         cutoff = utcnow() - dt.timedelta(seconds=self.settings.open_table_seconds)
-        async with self.session() as db:
-            stale = (await db.scalars(select(Table.id).where(Table.status == "open",
-                                                             Table.created_at < cutoff))).all()
-        for table_id in stale:
+        for table_id in await self.store.list("open", created_before=cutoff):
             try:
                 runtime = await self.get(table_id)
             except TableMoved:
@@ -369,7 +331,7 @@ class Hub:
             if runtime is not None:
                 with contextlib.suppress(Fenced, TableMoved):
                     await runtime.abandon("not filled in time")
-        done = [t for t, r in self.runtimes.items() if r.status in ("finished", "abandoned") and not r.conns]
+        done = [t for t, r in self.runtimes.items() if r.status in OVER and not r.conns]
         for n, table_id in enumerate(done, 1):
             runtime = self.runtimes.get(table_id)
             if runtime is not None and not runtime.conns:  # nobody came back meanwhile
@@ -428,7 +390,7 @@ class Hub:
 
     def stats(self) -> dict[str, Any]:
         return {"tables_in_memory": len(self.runtimes),
-                "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.journal.stats(),
+                "connections": sum(len(r.conns) for r in self.runtimes.values()), **self.store.stats(),
                 **self.bus.stats(),
                 **(self.ownership.stats() if self.ownership is not None else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,

@@ -39,16 +39,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from ..table.store import Change, StaleVersion, StoredTable, TableStore
+from ..table.reducer import Events, Status, TableState
+from ..table.store import Change, Ids, Rows, SeatsOf, StaleVersion, StoredTable, TableRow, TableStore, Waiting
 from .observe import LoopLag
 
 log = logging.getLogger("estimation.server")
@@ -186,11 +189,51 @@ class MeteredStore:
         if change.action is not None:
             self.metrics.actions.inc()
 
+    # The rest is the store's own, unmetered.
+    async def start(self) -> None:
+        await self.store.start()
+
+    async def stop(self) -> None:
+        await self.store.stop()
+
+    def stats(self) -> dict[str, Any]:
+        return self.store.stats()
+
+    def writing(self) -> AbstractAsyncContextManager[None]:
+        return self.store.writing()
+
+    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+        return await self.store.create(table, events, open_cap)
+
     async def load(self, table_id: int, recent: int) -> StoredTable | None:
         return await self.store.load(table_id, recent)
 
-    async def list(self, status: str) -> list[int]:
-        return await self.store.list(status)
+    async def list(self, status: Status, created_before: dt.datetime | None = None) -> Ids:
+        return await self.store.list(status, created_before)
+
+    async def row(self, table_id: int) -> TableRow | None:
+        return await self.store.row(table_id)
+
+    async def listing(self, status: Status, limit: int, offset: int = 0) -> Rows:
+        return await self.store.listing(status, limit, offset)
+
+    async def paid_splits(self, table_ids: Ids) -> dict[int, dict[str, int]]:
+        return await self.store.paid_splits(table_ids)
+
+    async def live_table(self, account_id: int) -> int | None:
+        return await self.store.live_table(account_id)
+
+    async def seats_of(self, account_id: int) -> SeatsOf:
+        return await self.store.seats_of(account_id)
+
+    async def quick_tables(self, ruleset: str, length: str, limit: int) -> Ids:
+        return await self.store.quick_tables(ruleset, length, limit)
+
+    async def waiting_bots(self) -> Waiting:
+        return await self.store.waiting_bots()
+
+    async def anonymise(self, account_id: int, name: str) -> Ids:
+        return await self.store.anonymise(account_id, name)
 
 
 #: Seconds a scraper has to send its request, and the largest request head read.

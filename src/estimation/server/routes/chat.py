@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hmac
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Response
@@ -13,7 +12,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..cluster.bus import table_topic, user_topic
-from ..storage.models import Account, ChatMessage, ChatReport, Mute, Seat, Table, utcnow
+from ..storage.models import Account, ChatMessage, ChatReport, Mute, utcnow
+from ..table.reducer import admits
 from ..table.runtime import no_such_table
 from .deps import Creds, HubDep, Invite, Limit, Me, Offset, PlayerId, Strict, TableId, account_id_of
 
@@ -95,20 +95,11 @@ async def phrases() -> PhrasesOut:
     return PhrasesOut(phrases=list(PHRASES), max_chars=MAX_CHARS)
 
 
-async def _visible_table(hub: Hub, table_id: int, account_id: int | None, invite: str | None) -> Table:
-    """The table, if this caller may see it (a private one: its creator, its players, or the invite)."""
-    async with hub.session() as db:
-        row = await db.get(Table, table_id)
-        players = set() if row is None else set((await db.scalars(
-            select(Seat.account_id).where(Seat.table_id == table_id))).all())
-    if row is None:
+async def _visible_table(hub: Hub, table_id: int, account_id: int | None, invite: str | None) -> None:
+    """Refuse (404, exactly as a missing table) a table this caller may not see (:func:`admits`)."""
+    row = await hub.store.row(table_id)
+    if row is None or not admits(row.state, account_id, invite):
         raise no_such_table()
-    mine = account_id is not None and (account_id == row.created_by or account_id in players)
-    code = row.invite_code
-    if row.private and not mine and not (invite is not None and code is not None
-                                         and hmac.compare_digest(invite.encode(), code.encode())):
-        raise no_such_table()  # exactly as a missing table
-    return row
 
 
 @router.get("/tables/{table_id}/chat", responses={404: {"description": "No such table."}})

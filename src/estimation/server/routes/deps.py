@@ -20,6 +20,7 @@ from ..access.ratelimit import peer
 from ..hub import Hub
 from ..storage.models import Account
 from ..table.runtime import TableError
+from ..table.store import TableStore
 
 #: Every router's documented 429.
 TOO_MANY: dict[int | str, dict[str, Any]] = {429: {
@@ -80,6 +81,15 @@ def hub_of(request: Request) -> Hub:
 
 
 HubDep = Annotated[Hub, Depends(hub_of)]
+
+
+def store_of(request: Request) -> TableStore:
+    """Where the tables are kept: for the routes that only read them."""
+    store: TableStore = request.app.state.hub.store
+    return store
+
+
+StoreDep = Annotated[TableStore, Depends(store_of)]
 Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 

@@ -17,15 +17,14 @@ import logging
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..access.auth import session_for_token
 from ..cluster.bus import LOBBY, RESYNC, Message, Subscription, client_resync, user_topic
 from ..jsontext import loads
 from ..social.service import lobby_entry
-from ..storage.models import Seat, Table
 from ..table.connection import Connection
+from ..table.reducer import LIVE, PublicTable, public_table
 from .table_socket import error
 
 if TYPE_CHECKING:
@@ -42,28 +41,14 @@ _resyncing: weakref.WeakKeyDictionary[Hub, asyncio.Task[list[dict[str, Any]]]] =
 async def snapshot(hub: Hub) -> list[dict[str, Any]]:
     """The public open and playing tables, newest first, as the lobby shows them."""
     out: list[dict[str, Any]] = []
-    async with hub.session() as db:
-        rows: list[Table] = []
-        for status in ("open", "playing"):
-            rows.extend((await db.scalars(select(Table)
-                                          .where(Table.status == status, Table.private.is_(False))
-                                          .order_by(Table.id.desc()).limit(SNAPSHOT_TABLES))).all())
-        ids = [r.id for r in rows]
-        seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
-    by_table: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
-    for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
-        by_table[s.table_id].append({"seat": s.seat, "name": s.name, "account_id": s.account_id,
-                                     "bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left})
-    for r in rows:
-        runtime = hub.runtimes.get(r.id)
-        if runtime is not None:  # memory is ahead of nothing: a runtime's public facts are committed ones
-            public = runtime.public()
-        else:
-            public = {"id": r.id, "ruleset": r.ruleset, "length": r.length, "stake": r.stake,
-                      "private": r.private, "bot_level": r.bot_level, "turn_seconds": r.turn_seconds,
-                      "status": r.status, "version": r.version, "pot": r.pot, "payout": None,
-                      "seats": by_table[r.id]}
-        out.append(lobby_entry(public, hub.social.bots_at.get(r.id)))
+    for status in LIVE:
+        for row in await hub.store.listing(status, SNAPSHOT_TABLES):
+            runtime = hub.runtimes.get(row.table_id)
+            # memory is ahead of nothing: a runtime's public facts are committed ones
+            public: PublicTable = (runtime.public() if runtime is not None
+                                   else public_table(row.table_id, row.state))
+            state = row.state if runtime is None else runtime.state()
+            out.append(lobby_entry(public, state.bots_at if state.status == "open" else None))
     return out
 
 

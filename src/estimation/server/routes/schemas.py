@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from ..storage.models import Account
+from ..table.reducer import PublicTable
 
 
 class AccountOut(BaseModel):
@@ -75,7 +74,7 @@ def account_out(a: Account) -> AccountOut:
 
 
 
-def table_out(public: dict[str, Any], invite: str | None = None) -> TableOut:
-    return TableOut(**{k: v for k, v in public.items()}, invite_code=invite)
+def table_out(public: PublicTable, invite: str | None = None) -> TableOut:
+    return TableOut.model_validate({**public, "invite_code": invite})
 
 

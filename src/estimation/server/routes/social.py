@@ -106,7 +106,7 @@ async def quickplay(body: QuickPlayIn, hub: HubDep, me: Me) -> QuickPlayOut:
     while seated there answers with the same seat."""
     ruleset, length = _rules(body.ruleset, body.length)
     runtime, seat, created = await social_of(hub).quickplay(me, ruleset, length)
-    at = social_of(hub).bots_at.get(runtime.id) if runtime.status == "open" else None
+    at = runtime.bots_at if runtime.status == "open" else None
     return QuickPlayOut(seat=seat, created=created, bots_at=None if at is None else iso(at),
                         bots_in_ms=None if at is None else ms_until(at), table=table_out(runtime.public()))
 

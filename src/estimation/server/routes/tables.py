@@ -8,20 +8,17 @@ view of a player's history and stats.
 
 from __future__ import annotations
 
-import hmac
 import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from ...record import load_record, replay_summary
 from ...rulesets import DEFAULT_RULESET
 from ..hub import Hub
-from ..storage.models import Seat, Table
-from ..table import wallets
+from ..table.reducer import TableSettings, admits, public_table
 from ..table.runtime import TableRuntime, no_such_table
 from .deps import (
     TOO_MANY,
@@ -32,13 +29,14 @@ from .deps import (
     Limit,
     Me,
     Offset,
+    StoreDep,
     Strict,
     TableId,
     account_id_of,
     limit_creating,
 )
 from .rules import bot_levels
-from .schemas import SeatOut, TableOut, table_out
+from .schemas import TableOut, table_out
 
 router = APIRouter(prefix="/api", responses=TOO_MANY)
 
@@ -79,24 +77,12 @@ async def _runtime(hub: Hub, table_id: int, account_id: int | None = None) -> Ta
 
 
 @router.get("/tables", tags=["tables"])
-async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"] = "open",
+async def list_tables(store: StoreDep, status: Literal["open", "playing", "finished"] = "open",
                       limit: Limit = 50, offset: Offset = 0) -> list[TableOut]:
     """Public tables: ``open`` ones to join (the default), ``playing`` ones to watch, ``finished`` ones."""
-    async with hub.session() as db:
-        rows = (await db.scalars(select(Table).where(Table.status == status, Table.private.is_(False))
-                                 .order_by(Table.id.desc()).limit(limit).offset(offset))).all()
-        ids = [r.id for r in rows]
-        seats = (await db.scalars(select(Seat).where(Seat.table_id.in_(ids)))).all() if ids else []
-        payouts = await wallets.paid_splits(db, ids) if status == "finished" else {}
-    by_table: dict[int, list[SeatOut]] = {i: [] for i in ids}
-    for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
-        by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,
-                                            staked=s.staked, away=s.away, left=s.left))
-    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, partners=r.partners, stake=r.stake,
-                     private=r.private,
-                     bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
-                     pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None)
-            for r in rows]
+    rows = await store.listing(status, limit, offset)
+    payouts = await store.paid_splits([r.table_id for r in rows]) if status == "finished" else {}
+    return [table_out(public_table(r.table_id, r.state, payouts.get(r.table_id))) for r in rows]
 
 
 @router.post("/tables", status_code=201, tags=["tables"],
@@ -110,9 +96,9 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
         raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
     await hub.not_seated_elsewhere(me.id, None)
     limit_creating("table", hub, request)
-    runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
-                                     sorted(body.bot_seats), body.bot_level, body.turn_seconds,
-                                     body.partners)
+    runtime = await hub.create_table(me.id, TableSettings(
+        body.ruleset, body.length, body.stake, body.private, tuple(sorted(body.bot_seats)), body.bot_level,
+        body.turn_seconds, body.partners))
     return table_out(runtime.public(), runtime.rules.invite_code)
 
 
@@ -226,19 +212,10 @@ async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCred
                            invite: str | None) -> dict[str, Any]:
     """A finished table's record without its seed; 404 to whoever the table does not admit, 409 before the
     end."""
-    account_id = await account_id_of(hub, creds)
-    async with hub.session() as db:
-        row = await db.get(Table, table_id)
-        players = set() if row is None else set((await db.scalars(
-            select(Seat.account_id).where(Seat.table_id == table_id))).all())
-    if row is None:
+    row = await hub.store.row(table_id)
+    if row is None or not admits(row.state, await account_id_of(hub, creds), invite):
         raise no_such_table()
-    mine = account_id is not None and (account_id == row.created_by or account_id in players)
-    code = row.invite_code
-    if row.private and not mine and not (invite is not None and code is not None
-                                         and hmac.compare_digest(invite.encode(), code.encode())):
-        raise no_such_table()
-    if row.status != "finished" or row.record is None:
+    if row.state.status != "finished" or row.record is None:
         raise HTTPException(409, "the game is not finished")
     record: dict[str, Any] = json.loads(row.record)
     record.pop("seed", None)

@@ -1,11 +1,13 @@
 """Accounts people can manage: password, display name, signing out everywhere, deleting the account, and
 the daily coin grant.
 
-Deleting an account keeps its games: its history rows stay, its seats, the records and the tables'
-join/start events show it as :data:`ANONYMOUS`; its wallet is closed with one ``close`` ledger row that
-takes the balance to zero (so the account's ledger still sums to its balance, and the coins closed are
-in the ledger: every wallet plus every pot equals the grants plus the closes); its sessions end and it can
-no longer sign in (no login, no password).
+Deleting an account keeps its games: its history rows stay, its seats, the records and the tables' join/start
+events show it as :data:`ANONYMOUS` (at a table still going, and any this process holds, by a
+:class:`~..table.reducer.Rename`, a change of the table made at its owner, under its lock, versioned and
+published like any other; at the tables that are over, by the store's ``anonymise``); its wallet is closed
+with one ``close`` ledger row that takes the balance to zero (so the account's ledger still sums to its
+balance, and the coins closed are in the ledger: every wallet plus every pot equals the grants plus the
+closes); its sessions end and it can no longer sign in (no login, no password).
 
 The daily grant tops a wallet up to ``daily_grant_to`` (1000) once per UTC day. Its ledger key names the
 account and the day, so a second grant that day, even one racing the first in another transaction or
@@ -15,19 +17,19 @@ that writes the row.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..access import names
-from ..storage.models import Account, Event, LedgerEntry, Mute, Seat, Session, Table, utcnow
+from ..storage.models import Account, LedgerEntry, Mute, Session, utcnow
+from ..table.reducer import LIVE, TableError
+from ..table.store import TableMoved
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncSession
-
     from ..hub import Hub
 
 #: A deleted account's name, wherever it appeared.
@@ -39,8 +41,27 @@ def login_of(name: str) -> str:
     return names.key(name)
 
 
+#: Seconds an erasure waits for a table's owner to hand it over before it gives up (503: try again).
+HAND_OVER_SECONDS = 15.0
+
+
 async def erase(hub: Hub, account_id: int) -> list[int]:
-    """Anonymise and close an account; the tables whose records were rewritten."""
+    """Anonymise and close an account; the tables whose records were rewritten.
+
+    The name goes first, so that an erasure that fails half-way (a table's owner that does not hand it
+    over in time) leaves an account that can be deleted again: every table still going (and every table
+    this process holds) is renamed by its runtime, at its owner; then the tables that are over, by the
+    store; then the account itself."""
+    async with hub.session() as db:
+        account = await db.get(Account, account_id)
+        if account is None or account.deleted_at is not None:
+            return []
+    renamed: set[int] = set()
+    for table_id, _seat, status in await hub.store.seats_of(account_id):
+        if (status in LIVE or table_id in hub.runtimes) and table_id not in renamed:
+            renamed.add(table_id)
+            await _rename_at_owner(hub, table_id, account_id)
+    tables = set(await hub.store.anonymise(account_id, ANONYMOUS))
     async with hub.session() as db, db.begin():
         account = await db.get(Account, account_id, with_for_update=True)
         if account is None or account.deleted_at is not None:
@@ -56,59 +77,29 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
             .execution_options(synchronize_session=False))
         await db.execute(delete(Session).where(Session.account_id == account_id))
         await db.execute(delete(Mute).where(Mute.account_id == account_id))
-        seats = (await db.execute(select(Seat.table_id, Seat.seat)
-                                  .where(Seat.account_id == account_id))).all()
-        await db.execute(update(Seat).where(Seat.account_id == account_id).values(name=ANONYMOUS)
-                         .execution_options(synchronize_session=False))
-        tables = await _anonymise_records(db, [(int(t), int(s)) for t, s in seats])
-    for table_id, seat in seats:
-        runtime = hub.runtimes.get(int(table_id))
-        if runtime is not None:
-            runtime.seats[int(seat)].name = ANONYMOUS
-            if runtime.game is not None:
-                players = list(runtime.game.players)
-                players[int(seat)] = ANONYMOUS
-                runtime.game.players = tuple(players)
     hub.end_sessions_of(account_id)  # its sessions are gone: so are their sockets
-    return tables
+    held = {t for t in renamed if (r := hub.runtimes.get(t)) is not None and r.game is not None}
+    return sorted(tables | held)
 
 
-async def _anonymise_records(db: AsyncSession, seats: list[tuple[int, int]]) -> list[int]:
-    """The name at these (table, seat)s becomes ANONYMOUS in the records and the join/start events."""
-    by_table: dict[int, set[int]] = {}
-    for t, s in seats:
-        by_table.setdefault(t, set()).add(s)
-    done = []
-    for table_id, mine in sorted(by_table.items()):
-        record = await db.scalar(select(Table.record).where(Table.id == table_id))
-        if record is not None:
-            data = json.loads(record)
-            players = data.get("players")
-            if isinstance(players, list):
-                for s in mine:
-                    if 0 <= s < len(players):
-                        players[s] = ANONYMOUS
-                await db.execute(update(Table).where(Table.id == table_id)
-                                 .values(record=json.dumps(data, separators=(",", ":")))
-                                 .execution_options(synchronize_session=False))
-                done.append(table_id)
-        events = (await db.execute(select(Event.version, Event.data).where(
-            Event.table_id == table_id, Event.action.is_(None)))).all()
-        for version, raw in events:
-            changed = False
-            items: list[dict[str, Any]] = json.loads(raw)
-            for ev in items:
-                if ev.get("kind") == "join" and ev.get("seat") in mine and "name" in ev:
-                    ev["name"], changed = ANONYMOUS, True
-                elif ev.get("kind") == "start" and isinstance(ev.get("players"), list):
-                    for s in mine:
-                        if 0 <= s < len(ev["players"]):
-                            ev["players"][s], changed = ANONYMOUS, True
-            if changed:
-                await db.execute(update(Event).where(Event.table_id == table_id, Event.version == version)
-                                 .values(data=json.dumps(items, separators=(",", ":")))
-                                 .execution_options(synchronize_session=False))
-    return done
+async def _rename_at_owner(hub: Hub, table_id: int, account_id: int) -> None:
+    """The table's :class:`~..table.reducer.Rename`, made where the table is held: in cluster mode a
+    table another worker owns is claimed (its owner hands it over between two of its changes, as for any
+    request that reaches a worker that does not hold the table), so the rename is a change at its owner
+    and no copy that still has the old name can write it back."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HAND_OVER_SECONDS
+    while True:
+        try:
+            runtime = await hub.get(table_id)
+            if runtime is not None:
+                await runtime.rename(account_id, ANONYMOUS)
+            return
+        except TableMoved as moved:
+            if loop.time() > deadline:
+                raise TableError("busy", "a table of yours is changing hands: try again in a moment",
+                                 503) from None
+            await asyncio.sleep(max(0.05, moved.retry_ms / 1000))
 
 
 def day_of(now: dt.datetime) -> dt.date:

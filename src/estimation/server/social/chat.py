@@ -138,7 +138,7 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
 
 
 async def write(hub: Hub, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-    """A short write transaction of its own, in SQLite's writers' turn (``Journal.writing``).
+    """A short write transaction of its own, in SQLite's writers' turn (``TableStore.writing``).
 
     Reads go before it, in a session of their own: a SQLite transaction that read, then waited for the
     turn while another writer committed, could no longer write (its snapshot is stale). This one reads
@@ -146,7 +146,7 @@ async def write(hub: Hub, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
     db = hub.session()
     try:
         await db.connection()
-        async with hub.journal.writing():
+        async with hub.store.writing():
             out = await work(db)
             await db.commit()
         return out

@@ -16,11 +16,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException
-from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy import delete, select
 
 from ..cluster.bus import LOBBY, table_topic, user_topic
 from ..storage.database import sessionmaker
-from ..storage.models import Account, RematchReply, Seat, Table, utcnow
+from ..storage.models import Account, RematchReply, utcnow
+from ..table.reducer import LIVE, Events, PublicTable, TableSettings, admits
 from ..table.runtime import TableError, no_such_table
 from .chat import ChatLimiter
 from .leaderboard import Boards, reader_engine
@@ -33,13 +34,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("estimation.server")
 
 #: The events that change what the lobby shows of a table (an action changes nothing there).
-LOBBY_KINDS = frozenset({"join", "start", "leave", "over", "abandoned", "away", "created"})
+LOBBY_KINDS = frozenset({"join", "start", "leave", "over", "abandoned", "away", "created", "quickplay",
+                         "renamed"})
 
 
-def lobby_entry(public: dict[str, Any], bots_at: dt.datetime | None) -> dict[str, Any]:
+def lobby_entry(public: PublicTable, bots_at: dt.datetime | None) -> dict[str, Any]:
     """A table as the live lobby shows it: the public facts without the turn clock, and a quick-play
-    table's wait for bots."""
-    entry = {k: v for k, v in public.items() if k != "clock"}
+    table's wait for bots (``bots_at``: the table's, while it is open)."""
+    entry: dict[str, Any] = {k: v for k, v in public.items() if k != "clock"}
     entry["quickplay"] = bots_at is not None
     entry["bots_in_ms"] = ms_until(bots_at) if bots_at is not None and public["status"] == "open" else None
     return entry
@@ -68,20 +70,17 @@ class Social:
         #: Rankings are read through an engine that never runs a statement on the event loop's thread.
         self.reader = reader_engine(hub.engine)
         self.boards = Boards(sessionmaker(self.reader), settings.leaderboard_cache_seconds)
-        #: Quick-play tables still open: when their bots come, and the task that brings them.
-        self.bots_at: dict[int, dt.datetime] = {}
+        #: This process's timers of the quick-play tables still open: when their bots come, and the task
+        #: that brings them (the time itself is the table's: ``TableRuntime.bots_at``).
+        self._due: dict[int, dt.datetime] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
         self._quick: dict[tuple[str, str], asyncio.Lock] = {}
         self._rematch: dict[int, asyncio.Lock] = {}
 
     async def start(self) -> None:
         """Quick-play tables that were waiting when the process stopped get their timers back."""
-        async with self.hub.session() as db:
-            rows = (await db.execute(select(Table.id, Table.bots_at).where(
-                Table.status == "open", Table.bots_at.is_not(None)))).all()
-        for table_id, at in rows:
-            if at is not None:
-                self.schedule_bots(int(table_id), at)
+        for table_id, at in await self.hub.store.waiting_bots():
+            self.schedule_bots(table_id, at)
 
     async def stop(self) -> None:
         for task in self._timers.values():
@@ -97,17 +96,23 @@ class Social:
         return self.chat_limiter.allow(account_id)
 
     # --- the bus ------------------------------------------------------------------------------------
-    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
-        """Called after every committed change of a table: the lobby hears of seat and status changes."""
-        if not any(e.get("kind") in LOBBY_KINDS for e in events):
+    def table_changed(self, runtime: TableRuntime, events: Events) -> None:
+        """Called after every committed change of a table: the lobby hears of seat and status changes; a
+        quick-play table's new wait for bots starts its timer here, on the table's owner, and is told to
+        its sockets."""
+        if not any(e["kind"] in LOBBY_KINDS for e in events):
             return
         if runtime.status != "open":
             self._cancel(runtime.id)
+        elif runtime.bots_at is not None and any(e["kind"] == "quickplay" for e in events):
+            self.schedule_bots(runtime.id, runtime.bots_at)
+            self.hub.bus.publish(table_topic(runtime.id),
+                                 self._quickplay_message(runtime.id, runtime.bots_at))
         if runtime.rules.private:
             return
-        if runtime.status in ("open", "playing"):
+        if runtime.status in LIVE:
             self.hub.bus.publish(LOBBY, {"type": "table", "table": lobby_entry(
-                runtime.public(), self.bots_at.get(runtime.id))})
+                runtime.public(), runtime.bots_at if runtime.status == "open" else None)})
         else:
             self.hub.bus.publish(LOBBY, {"type": "table_removed", "id": runtime.id, "status": runtime.status})
 
@@ -130,9 +135,9 @@ class Social:
 
     def greet(self, conn: Connection, table_id: int) -> None:
         """What a socket that just said hello needs besides the game: a quick-play table's wait."""
-        at = self.bots_at.get(table_id)
-        if at is not None:
-            conn.send(self._quickplay_message(table_id, at))
+        runtime = self.hub.runtimes.get(table_id)
+        if runtime is not None and runtime.status == "open" and runtime.bots_at is not None:
+            conn.send(self._quickplay_message(table_id, runtime.bots_at))
 
     @staticmethod
     def _quickplay_message(table_id: int, at: dt.datetime) -> dict[str, Any]:
@@ -141,11 +146,11 @@ class Social:
     # --- quick play ---------------------------------------------------------------------------------
     def schedule_bots(self, table_id: int, at: dt.datetime) -> None:
         self._cancel(table_id)
-        self.bots_at[table_id] = at
+        self._due[table_id] = at
         self._timers[table_id] = asyncio.create_task(self._bots_later(table_id, at))
 
     def _cancel(self, table_id: int) -> None:
-        self.bots_at.pop(table_id, None)
+        self._due.pop(table_id, None)
         task = self._timers.pop(table_id, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -154,9 +159,9 @@ class Social:
         await asyncio.sleep(max(0.0, (at - utcnow()).total_seconds()))
         try:
             runtime = await self.hub.held(table_id)  # a cluster: the table's owner seats them
-            if runtime is not None and runtime.status == "open" and self.bots_at.get(table_id) == at:
+            if runtime is not None and runtime.status == "open" and self._due.get(table_id) == at:
                 self._timers.pop(table_id, None)
-                self.bots_at.pop(table_id, None)
+                self._due.pop(table_id, None)
                 with contextlib.suppress(TableError):  # started or abandoned meanwhile
                     await runtime.fill_with_bots(runtime.created_by)
         except Exception:
@@ -170,19 +175,12 @@ class Social:
             live = await self.hub.live_table(me.id)
             if live is not None:
                 runtime = await self.hub.get(live)
-                if (runtime is not None and runtime.status == "open" and live in self.bots_at
+                if (runtime is not None and runtime.status == "open" and runtime.bots_at is not None
                         and runtime.rules.ruleset == ruleset and runtime.rules.length == length):
                     seat = next(i for i, s in enumerate(runtime.seats) if s.account_id == me.id)
                     return runtime, seat, False
                 await self.hub.not_seated_elsewhere(me.id, None)
-            async with self.hub.session() as db:
-                taken = func.sum(case((or_(Seat.account_id.is_not(None), Seat.is_bot), 1), else_=0))
-                candidates = (await db.execute(
-                    select(Table.id).join(Seat, Seat.table_id == Table.id)
-                    .where(Table.status == "open", Table.private.is_(False), Table.stake == 0,
-                           Table.bots_at.is_not(None), Table.ruleset == ruleset, Table.length == length)
-                    .group_by(Table.id).order_by(taken.desc(), Table.id).limit(20))).scalars().all()
-            for table_id in candidates:
+            for table_id in await self.hub.store.quick_tables(ruleset, length, 20):
                 runtime = await self.hub.get(table_id)
                 if runtime is None or runtime.status != "open":
                     continue
@@ -192,67 +190,59 @@ class Social:
                     continue
                 await self._after_quick_join(runtime)
                 return runtime, seat, False
-            runtime = await self.hub.create_table(me.id, ruleset, length, 0, False, [],
-                                                  self.hub.settings.quickplay_bot_level, 60)
+            runtime = await self.hub.create_table(me.id, TableSettings(
+                ruleset, length, bot_level=self.hub.settings.quickplay_bot_level, turn_seconds=60))
             seat = await runtime.join(me.id, me.name, me.is_guest, None, False, None)
             await self._after_quick_join(runtime)
             return runtime, seat, True
 
     async def _after_quick_join(self, runtime: TableRuntime) -> None:
-        """A person came: the wait for bots starts again (unless that filled the table)."""
+        """A person came: the wait for bots starts again (unless that filled the table), a change of the
+        table (:meth:`table_changed` starts the timer and tells the lobby and the table's sockets)."""
         if runtime.status != "open":
             return
         at = utcnow() + dt.timedelta(seconds=self.hub.settings.quickplay_wait_seconds)
-        async with self.hub.session() as db, db.begin():
-            await db.execute(update(Table).where(Table.id == runtime.id).values(bots_at=at)
-                             .execution_options(synchronize_session=False))
-        self.schedule_bots(runtime.id, at)
-        self.hub.bus.publish(table_topic(runtime.id), self._quickplay_message(runtime.id, at))
-        self.hub.bus.publish(LOBBY, {"type": "table", "table": lobby_entry(runtime.public(), at)})
+        with contextlib.suppress(TableError):  # started meanwhile
+            await runtime.schedule_bots(at)
 
     # --- rematch ------------------------------------------------------------------------------------
     async def rematch(self, me: Account, table_id: int, stake: bool) -> tuple[TableRuntime, int, bool]:
-        """Make (or find) the rematch of a finished table and seat ``me`` in their old seat there."""
-        async with self.hub.session() as db:
-            old = await db.get(Table, table_id)
-            seats = (await db.scalars(select(Seat).where(Seat.table_id == table_id)
-                                      .order_by(Seat.seat))).all()
+        """Make (or find) the rematch of a finished table and seat ``me`` in their old seat there. The link
+        is a change of the finished table (:meth:`~.runtime.TableRuntime.link_rematch`), made where the table
+        is held: two askers at once make one rematch."""
+        old = await self.hub.get(table_id)
         if old is None:
             raise no_such_table()
-        mine = next((s.seat for s in seats if s.account_id == me.id), None)
+        mine = next((i for i, s in enumerate(old.seats) if s.account_id == me.id), None)
         if mine is None:
-            if old.private and old.created_by != me.id:
+            if not old.admits(me.id, None):
                 raise no_such_table()  # to an outsider a private table is not there at all
             raise HTTPException(403, "only the table's players can ask for a rematch")
         if old.status != "finished":
             raise HTTPException(409, "the game is not finished")
         created = False
         async with self._rematch.setdefault(table_id, asyncio.Lock()):
-            async with self.hub.session() as db:
-                new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-                gone = new_id is not None and await db.scalar(
-                    select(Table.status).where(Table.id == new_id)) == "abandoned"
+            new_id = old.rematch_id
+            gone = False
+            if new_id is not None:
+                made = await self.hub.store.row(new_id)
+                gone = made is not None and made.state.status == "abandoned"
             if gone:  # nobody came to the last one (or it was closed unfilled): a new rematch, new answers
                 async with self.hub.session() as db, db.begin():
                     await db.execute(delete(RematchReply).where(RematchReply.table_id == table_id))
             if new_id is None or gone:
                 await self.hub.not_seated_elsewhere(me.id, None)
-                bots = [s.seat for s in seats if s.is_bot and s.account_id is None]
-                runtime = await self.hub.create_table(
-                    me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
-                async with self.hub.session() as db, db.begin():
-                    won = await db.execute(update(Table)
-                                           .where(Table.id == table_id, Table.rematch_id.is_not_distinct_from(
-                                               new_id))
-                                           .values(rematch_id=runtime.id)
-                                           .execution_options(synchronize_session=False))
-                    made = won.rowcount == 1  # type: ignore[attr-defined]
-                    if not made:  # another process made it first
-                        new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-                if made:
+                rules = old.rules
+                runtime = await self.hub.create_table(me.id, TableSettings(
+                    rules.ruleset, rules.length, rules.stake, True,
+                    tuple(i for i, s in enumerate(old.seats) if s.is_bot and s.account_id is None),
+                    rules.bot_level, rules.turn_seconds))
+                try:
+                    await old.link_rematch(runtime.id, new_id)
                     new_id, created = runtime.id, True
-                else:
+                except TableError:  # made meanwhile
                     await runtime.abandon("a rematch was made elsewhere")
+                    new_id = old.rematch_id
         runtime_or_none = await self.hub.get(int(new_id or 0))
         if runtime_or_none is None:
             raise HTTPException(404, "the rematch table is gone")
@@ -270,11 +260,10 @@ class Social:
         return runtime, seat, created
 
     async def decline(self, me: Account, table_id: int) -> None:
-        async with self.hub.session() as db:
-            player = await db.scalar(select(Seat.seat).where(Seat.table_id == table_id,
-                                                             Seat.account_id == me.id))
-            new_id = await db.scalar(select(Table.rematch_id).where(Table.id == table_id))
-        if player is None:
+        row = await self.hub.store.row(table_id)
+        player = row is not None and any(s.account_id == me.id for s in row.state.seats)
+        new_id = None if row is None else row.state.rematch_id
+        if not player:
             raise HTTPException(403, "only the table's players can answer a rematch")
         if new_id is not None:
             runtime = await self.hub.get(int(new_id))
@@ -300,20 +289,17 @@ class Social:
 
     async def rematch_state(self, table_id: int, viewer: int | None = None) -> dict[str, Any]:
         """A finished table's rematch; asked for by ``viewer``, a private table's only to its people."""
+        row = await self.hub.store.row(table_id)
+        if row is None or (viewer is not None and not admits(row.state, viewer, None)):
+            raise no_such_table()
+        players = [(i, s.account_id) for i, s in enumerate(row.state.seats) if s.account_id is not None]
         async with self.hub.session() as db:
-            row = await db.get(Table, table_id)
-            if row is None:
-                raise no_such_table()
-            seats = (await db.execute(select(Seat.seat, Seat.account_id, Account.name)
-                                      .join(Account, Account.id == Seat.account_id)
-                                      .where(Seat.table_id == table_id).order_by(Seat.seat))).all()
-            if (viewer is not None and row.private and viewer != row.created_by
-                    and viewer not in {a for _s, a, _n in seats}):
-                raise no_such_table()
+            names = dict((await db.execute(select(Account.id, Account.name).where(
+                Account.id.in_([a for _s, a in players])))).all()) if players else {}
             replies = dict((await db.execute(select(RematchReply.account_id, RematchReply.reply)
                                              .where(RematchReply.table_id == table_id))).all())
-        return {"from_table": table_id, "table_id": row.rematch_id, "players": [
-            {"seat": s, "account_id": a, "name": n, "reply": replies.get(a or 0)} for s, a, n in seats]}
+        return {"from_table": table_id, "table_id": row.state.rematch_id, "players": [
+            {"seat": s, "account_id": a, "name": names.get(a), "reply": replies.get(a)} for s, a in players]}
 
 
 # --- REST ----------------------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """The table runtime: the one authoritative copy of a table's game, and everything that changes it.
 
-Every change to a table (a seat taken, an action, a timeout, a leaver) goes through a :class:`TableRuntime`
-method that holds the table's ``asyncio.Lock``, so a table is a single-threaded state machine even with
-many connections. Each change takes one path (:meth:`TableRuntime._change`): check and reduce the command
-with the pure :func:`~.reducer.reduce`, await the :class:`~.store.TableStore`'s commit at the version the
-change started from, then adopt the new table and publish (the ack, the next turn, every connection's own
-``Game.view``, the lobby). Memory changes only once the commit is durable, so it never runs ahead of the
-database: a process killed at any moment restarts at the last commit.
+Every change to a table (a seat taken, an action, a timeout, a leaver, a quick-play wait, a rematch link, a
+deleted player's name) goes through a :class:`TableRuntime` method that holds the table's ``asyncio.Lock``,
+so a table is a single-threaded state machine even with many connections (a new table is the reducer's
+``create``, written by the store's ``create``). Each change takes one path (:meth:`TableRuntime._change`):
+check and reduce the command with the pure :func:`~.reducer.reduce`, await the :class:`~.store.TableStore`'s
+commit at the version the change started from, then adopt the new table and publish (the ack, the next turn,
+every connection's own ``Game.view``, the lobby). Memory changes only once the commit is durable, so it
+never runs ahead of the database: a process killed at any moment restarts at the last commit.
 
 How a change is written is the store's business (a plain action through the journal's group commit,
 anything else in a transaction of the table's own, see :mod:`.store`); a restart loads the last snapshot
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
+import datetime as dt
 import logging
 import secrets
 from collections import OrderedDict, deque
@@ -39,19 +40,27 @@ from .reducer import (
     Abandon,
     Act,
     BotAct,
+    Clock,
     Command,
     Events,
     Join,
     Leave,
+    LinkRematch,
+    PublicTable,
+    Rename,
     Rules,
+    ScheduleBots,
     SeatBots,
     SeatState,
     SetAway,
+    Status,
     TableError,
     TableState,
     Unchanged,
+    admits,
     no_such_table,
     pot_split,
+    public_table,
     reduce,
 )
 from .store import Change, Fenced, StoredTable, TableMoved, TableStore
@@ -76,7 +85,7 @@ class TableHost(Protocol):
     hints: HintPool
     bots: BotPool
 
-    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+    def table_changed(self, runtime: TableRuntime, events: Events) -> None:
         """After every committed change: the lobby and the table's topic hear of it."""
 
     def retire(self, runtime: TableRuntime) -> None:
@@ -88,8 +97,9 @@ class TableHost(Protocol):
 
 
 class TableRuntime:
-    def __init__(self, hub: TableHost, table_id: int, rules: Rules, status: str, version: int, pot: int,
-                 seats: list[SeatState], game: Game | None, created_by: int) -> None:
+    def __init__(self, hub: TableHost, table_id: int, rules: Rules, status: Status, version: int, pot: int,
+                 seats: list[SeatState], game: Game | None, created_by: int,
+                 bots_at: dt.datetime | None = None, rematch_id: int | None = None) -> None:
         self.hub = hub
         self.id = table_id
         self.rules = rules
@@ -99,9 +109,13 @@ class TableRuntime:
         self.seats = seats
         self.game = game
         self.created_by = created_by
+        #: A quick-play table: when its bots come (None: not a quick-play table).
+        self.bots_at = bots_at
+        #: A finished table's rematch, once somebody asked for one.
+        self.rematch_id = rematch_id
         self.lock = asyncio.Lock()
         self.conns: set[Connection] = set()
-        self.buffer: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=hub.settings.event_buffer)
+        self.buffer: deque[tuple[int, Events]] = deque(maxlen=hub.settings.event_buffer)
         #: (seat, action id) -> (version, action text) of the last actions acked, for resends.
         self.action_ids: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
         self.timer: asyncio.Task[None] | None = None
@@ -114,20 +128,12 @@ class TableRuntime:
         self.public_text = PublicViewText()
 
     # --- what clients see ---------------------------------------------------------------------------
-    def public(self) -> dict[str, Any]:
-        """The table as the lobby and every client see it: rules, seats, status. Never a card."""
-        return {
-            "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
-            "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
-            "turn_seconds": self.rules.turn_seconds, "partners": self.rules.partners, "status": self.status,
-            "version": self.version,
-            "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
-            "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
-                       "staked": s.staked, "away": s.away, "left": s.left} for i, s in enumerate(self.seats)],
-            "clock": self._clock(),
-        }
+    def public(self) -> PublicTable:
+        """The table as the lobby and every client see it (:func:`~.reducer.public_table`). Never a card."""
+        return public_table(self.id, self.state(), self._payout_text() if self.status == "finished" else None,
+                            self._clock())
 
-    def _clock(self) -> dict[str, int] | None:
+    def _clock(self) -> Clock | None:
         """The running turn clock as clients show it: whose turn and the milliseconds left when this was
         built. A duration, not a time of day, so a client's own clock being wrong does not matter."""
         if self.deadline is None:
@@ -151,16 +157,8 @@ class TableRuntime:
         return seat
 
     def admits(self, account_id: int | None, invite: str | None) -> bool:
-        """Whether someone may see this table at all: anyone for a public table; for a private one its
-        creator, its players (past ones too), or whoever has the invite code."""
-        if not self.rules.private:
-            return True
-        if account_id is not None and (account_id == self.created_by
-                                       or any(s.account_id == account_id for s in self.seats)):
-            return True
-        code = self.rules.invite_code
-        return invite is not None and code is not None and hmac.compare_digest(
-            invite.encode("utf-8", "surrogatepass"), code.encode())
+        """Whether someone may see this table at all (:func:`~.reducer.admits`)."""
+        return admits(self.state(), account_id, invite)
 
     def view_for(self, seat: int | None) -> dict[str, Any] | None:
         """The one redaction point: ``Game.view``. Nothing else puts game state in a message."""
@@ -184,7 +182,7 @@ class TableRuntime:
         return {"type": "resume", "from": last_version, "version": self.version, "events": missed,
                 "table": self.public(), "view": self.view_for(seat)}
 
-    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+    def _broadcast(self, events: Events) -> None:
         """Send every connection the ``update``: the shared part encoded once, the view's public facts
         (``public_view``, from the redaction module) built and encoded once by ``PublicViewText``, and each
         seat's own part (``seat_part``: its hand and legal actions) once per seat."""
@@ -207,11 +205,12 @@ class TableRuntime:
     def state(self) -> TableState:
         """The table's committed state, for :func:`~.reducer.reduce` (which copies what it changes)."""
         return TableState(self.rules, self.created_by, self.status, self.version, self.pot,
-                          tuple(self.seats), self.game)
+                          tuple(self.seats), self.game, self.bots_at, self.rematch_id)
 
     def _adopt(self, table: TableState) -> None:
         """Take a committed state as this table's own."""
         self.status, self.pot, self.seats, self.game = table.status, table.pot, list(table.seats), table.game
+        self.bots_at, self.rematch_id = table.bots_at, table.rematch_id
 
     # --- one path for every change: check and reduce, commit, publish ---------------------------------
     async def _change(self, command: Command, *, action_id: str | None = None,
@@ -259,7 +258,7 @@ class TableRuntime:
         """Await the store's commit of ``change``, then adopt the new table and publish it."""
         await self.hub.store.commit(change)
         after = change.after
-        if after.game is not None and (change.record is not None or not change.plain):
+        if after.game is not None and change.snapshot:
             self.snapshot_deals = len(after.game.deal_log)  # the store wrote the record with this change
         self._adopt(after)
         self._committed(after.version, change.events, change.seat, change.action_id, change.action)
@@ -348,6 +347,32 @@ class TableRuntime:
             if self.status != "open":
                 return False
             await self._change(Abandon(reason))
+            return True
+
+    async def schedule_bots(self, at: dt.datetime) -> None:
+        """A quick-play table's bots come at ``at`` unless people fill it first (published: the lobby and
+        the table's sockets hear of it, and the social part starts its timer)."""
+        async with self.lock:
+            await self._change(ScheduleBots(at))
+
+    async def link_rematch(self, rematch_id: int, expected: int | None) -> None:
+        """This finished table's rematch is ``rematch_id``, if its link is still ``expected``; else
+        :class:`TableError` ``rematch_made``."""
+        async with self.lock:
+            await self._change(LinkRematch(rematch_id, expected))
+
+    async def rename(self, account_id: int, name: str) -> bool:
+        """Show every seat this player holds or held here as ``name``, in the seats and the game's players;
+        False if there was nothing to change. The events before it carried the old name: a client that
+        missed them gets a snapshot instead."""
+        async with self.lock:
+            try:
+                await self._change(Rename(account_id, name))
+            except Unchanged:
+                return False
+            last = self.buffer.pop()
+            self.buffer.clear()
+            self.buffer.append(last)
             return True
 
     # --- play --------------------------------------------------------------------------------------
@@ -445,7 +470,7 @@ def runtime_of(hub: TableHost, stored: StoredTable) -> TableRuntime:
     they acknowledged."""
     state = stored.state
     runtime = TableRuntime(hub, stored.table_id, state.rules, state.status, state.version, state.pot,
-                           list(state.seats), state.game, state.created_by)
+                           list(state.seats), state.game, state.created_by, state.bots_at, state.rematch_id)
     runtime.snapshot_deals = stored.snapshot_deals
     for version, events, seat, action_id, action in stored.recent:
         runtime.buffer.append((version, events))

@@ -1,9 +1,12 @@
 """Where tables are kept: the :class:`TableStore` interface and its implementations.
 
-A table's runtime asks three things of its store: commit a change at the version it started from
-(:meth:`TableStore.commit`, refused with :class:`StaleVersion` if the table has moved on since, which is what
-keeps a second owner from forking a table), load a table as it was last committed (:meth:`TableStore.load`),
-and list tables by status (:meth:`TableStore.list`). How a change is written is the store's business:
+Every write of a table or its seats is the store's, and nothing else in the server queries them: create a
+table (:meth:`TableStore.create`, the reducer's :func:`~.reducer.create` given its id), commit a change at
+the version it started from (:meth:`TableStore.commit`, refused with :class:`StaleVersion` if the table has
+moved on since, which is what keeps a second owner from forking a table), load a table as it was last
+committed (:meth:`TableStore.load`), and the reads the lobby, the routes and the social layer make (a
+table's row, the public listings, a player's seats, the quick-play tables), and a deleted account's name
+taken out of the tables that are over. How a change is written is the store's business:
 
 * :class:`MemoryTableStore` keeps everything in dictionaries (tests, and a try-out without a database);
 * :class:`SqlTableStore` writes to the database the hub's engine points at, SQLite or PostgreSQL: a *plain
@@ -15,13 +18,17 @@ and list tables by status (:meth:`TableStore.list`). How a change is written is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime as dt
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import sqlalchemy.exc
-from sqlalchemy import select, text, update
+from sqlalchemy import case, func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ...actions import Action
@@ -29,10 +36,24 @@ from ...record import load_record
 from ..cluster.ownership import FENCE
 from ..jsontext import dumps
 from ..storage import history
-from ..storage.models import Event, Seat, Table, utcnow
+from ..storage.models import Event, Seat, Table, TableOwner, utcnow
 from . import wallets
 from .journal import Journal, JournalRow, Refused
-from .reducer import Events, Rules, SeatState, TableError, TableState, coin_moves, leavers, pot_split
+from .reducer import (
+    LIVE,
+    OVER,
+    STATUSES,
+    Events,
+    Rules,
+    SeatState,
+    Status,
+    TableError,
+    TableState,
+    coin_list,
+    coin_moves,
+    leavers,
+    pot_split,
+)
 
 
 class StaleVersion(RuntimeError):
@@ -67,6 +88,8 @@ class Fence(Protocol):
 
     def refused(self, table_id: int) -> None: ...
 
+    def adopt_created(self, table_id: int, epoch: int) -> None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Change:
@@ -97,6 +120,24 @@ class Change:
                 and list(self.after.seats) == list(self.before.seats)
                 and not coin_moves(self.before, self.after, self.events))
 
+    @property
+    def snapshot(self) -> bool:
+        """Whether this change writes the record snapshot: a plain action that completes a deal (it carries
+        the record), any other change of the game; a change that leaves the game as it was (a seat away, a
+        rematch link) does not."""
+        return self.after.game is not None and (
+            self.record is not None or (not self.plain and self.after.game is not self.before.game))
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table as last committed, without its game (not rebuilt: ``state.game`` is None): what the lobby,
+    the listings and the admission checks read. ``record``: the last record snapshot (with its seed)."""
+
+    table_id: int
+    state: TableState
+    record: str | None = None
+
 
 @dataclass(slots=True)
 class StoredTable:
@@ -111,7 +152,33 @@ class StoredTable:
     recent: list[tuple[int, Events, int | None, str | None, str | None]] = field(default_factory=list)
 
 
+#: (The store's own method ``list`` hides the builtin in its class: its answers' types are named here.)
+Ids = list[int]
+Rows = list[TableRow]
+SeatsOf = list[tuple[int, int, Status]]
+Waiting = list[tuple[int, dt.datetime]]
+SeatList = list[SeatState]
+
+
 class TableStore(Protocol):
+    async def start(self) -> None:
+        """Start what writes behind the store (the journal's group commit)."""
+
+    async def stop(self) -> None:
+        """Write what is waiting, then stop."""
+
+    def stats(self) -> dict[str, Any]:
+        """The store's figures for the hub's stats and the metrics."""
+
+    def writing(self) -> AbstractAsyncContextManager[None]:
+        """The turn every write to the store's database takes (SQLite's one writer; others: none), for the
+        writes beside the tables' (chat) to take too."""
+
+    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+        """Write a new table (the reducer's :func:`~.reducer.create`) at its version with its events; its
+        id. ``open_cap`` > 0: refused (429, ``too_many_tables``) when its creator has that many open tables,
+        in the same transaction. In cluster mode the table is born owned by this worker."""
+
     async def commit(self, change: Change) -> None:
         """Make ``change`` durable, or raise (:class:`StaleVersion`, :class:`~.reducer.TableError` for a
         wallet that cannot pay, or the database's own error) having written nothing."""
@@ -119,8 +186,34 @@ class TableStore(Protocol):
     async def load(self, table_id: int, recent: int) -> StoredTable | None:
         """The table as last committed, with its last ``recent`` versions' events; None if there is none."""
 
-    async def list(self, status: str) -> list[int]:
-        """The ids of the tables in ``status``."""
+    async def list(self, status: Status, created_before: dt.datetime | None = None) -> Ids:
+        """The ids of the tables in ``status`` (created before ``created_before``, if given)."""
+
+    async def row(self, table_id: int) -> TableRow | None:
+        """The table as last committed, without its game; None if there is none."""
+
+    async def listing(self, status: Status, limit: int, offset: int = 0) -> Rows:
+        """Public tables in ``status``, newest first."""
+
+    async def paid_splits(self, table_ids: Ids) -> dict[int, dict[str, int]]:
+        """The pot splits paid at these tables (seat as text -> coins), as a finished table shows them."""
+
+    async def live_table(self, account_id: int) -> int | None:
+        """The open or playing table where this player holds a seat (not left), if any."""
+
+    async def seats_of(self, account_id: int) -> SeatsOf:
+        """(table, seat, the table's status) of every seat this player holds or held."""
+
+    async def quick_tables(self, ruleset: str, length: str, limit: int) -> Ids:
+        """Open public unstaked quick-play tables of these rules, the fullest first."""
+
+    async def waiting_bots(self) -> Waiting:
+        """The open quick-play tables and when their bots come."""
+
+    async def anonymise(self, account_id: int, name: str) -> Ids:
+        """``name`` for this player in every seat and record of the tables that are over (a live table is
+        renamed by its runtime: :class:`~.reducer.Rename`), and in the join and start events of every table
+        (journalled events are never written again); the tables whose records were rewritten."""
 
 
 class MemoryTableStore:
@@ -130,10 +223,31 @@ class MemoryTableStore:
         self.tables: dict[int, TableState] = {}
         self.events: dict[int, list[tuple[int, Events, int | None, str | None, str | None]]] = {}
         self.wallets: dict[int, int] = {}
+        self.created: dict[int, dt.datetime] = {}
+        #: Per table, the pot split paid (seat as text -> coins).
+        self.paid: dict[int, dict[str, int]] = {}
 
-    def create(self, table_id: int, state: TableState) -> None:
-        self.tables[table_id] = state
-        self.events[table_id] = []
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+    def writing(self) -> AbstractAsyncContextManager[None]:
+        return _no_turn()
+
+    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+        if open_cap > 0 and sum(t.created_by == table.created_by and t.status == "open"
+                                for t in self.tables.values()) >= open_cap:
+            raise too_many_tables(open_cap)
+        table_id = max(self.tables, default=0) + 1
+        self.tables[table_id] = table
+        self.events[table_id] = [(table.version, events, None, None, None)]
+        self.created[table_id] = utcnow()
+        return table_id
 
     async def commit(self, change: Change) -> None:
         current = self.tables.get(change.table_id)
@@ -145,6 +259,9 @@ class MemoryTableStore:
                 raise TableError("wallet", "not enough coins for this stake", 402)
         for account, coins in moves.items():
             self.wallets[account] = self.wallets.get(account, 0) + coins
+        for move in coin_list(change.before, change.after, change.events):
+            if move.kind == "payout":
+                self.paid.setdefault(change.table_id, {})[str(move.seat)] = move.coins
         self.tables[change.table_id] = change.after
         self.events[change.table_id].append((change.version, change.events, change.seat, change.action_id,
                                              change.action))
@@ -156,8 +273,88 @@ class MemoryTableStore:
         deals = -1 if state.game is None else len(state.game.deal_log)
         return StoredTable(table_id, state, deals, list(self.events[table_id][-recent:]))
 
-    async def list(self, status: str) -> list[int]:
-        return [t for t, s in self.tables.items() if s.status == status]
+    async def list(self, status: Status, created_before: dt.datetime | None = None) -> Ids:
+        return [t for t, s in self.tables.items() if s.status == status
+                and (created_before is None or self.created[t] < created_before)]
+
+    async def row(self, table_id: int) -> TableRow | None:
+        state = self.tables.get(table_id)
+        if state is None:
+            return None
+        game = state.game
+        record = None if game is None else dumps(game.record(include_seed=True))
+        return TableRow(table_id, replace(state, game=None), record)
+
+    async def listing(self, status: Status, limit: int, offset: int = 0) -> Rows:
+        ids = sorted((t for t, s in self.tables.items() if s.status == status and not s.rules.private),
+                     reverse=True)[offset:offset + limit]
+        return [TableRow(t, replace(self.tables[t], game=None)) for t in ids]
+
+    async def paid_splits(self, table_ids: Ids) -> dict[int, dict[str, int]]:
+        return {t: dict(self.paid[t]) for t in table_ids if t in self.paid}
+
+    async def live_table(self, account_id: int) -> int | None:
+        return next((t for t, s in sorted(self.tables.items()) if s.status in LIVE
+                     and any(x.account_id == account_id and not x.left for x in s.seats)), None)
+
+    async def seats_of(self, account_id: int) -> SeatsOf:
+        return [(t, i, s.status) for t, s in sorted(self.tables.items())
+                for i, x in enumerate(s.seats) if x.account_id == account_id]
+
+    async def quick_tables(self, ruleset: str, length: str, limit: int) -> Ids:
+        found = [(-sum(x.taken for x in s.seats), t) for t, s in self.tables.items()
+                 if s.status == "open" and not s.rules.private and s.rules.stake == 0
+                 and s.bots_at is not None
+                 and s.rules.ruleset == ruleset and s.rules.length == length]
+        return [t for _taken, t in sorted(found)[:limit]]
+
+    async def waiting_bots(self) -> Waiting:
+        return [(t, s.bots_at) for t, s in sorted(self.tables.items())
+                if s.status == "open" and s.bots_at is not None]
+
+    async def anonymise(self, account_id: int, name: str) -> Ids:
+        done = []
+        for t, s in sorted(self.tables.items()):
+            mine = [i for i, x in enumerate(s.seats) if x.account_id == account_id]
+            if not mine:
+                continue
+            self.events[t] = [(v, _anonymised_events(events, set(mine), name), seat, action_id, action)
+                              for v, events, seat, action_id, action in self.events[t]]
+            if s.status not in OVER:
+                continue
+            seats = tuple(replace(x, name=name) if i in mine else x for i, x in enumerate(s.seats))
+            game = s.game
+            if game is not None:
+                game = game.clone()
+                game.players = tuple(name if i in mine else p for i, p in enumerate(game.players))
+                done.append(t)
+            self.tables[t] = replace(s, seats=seats, game=game)
+        return done
+
+
+@contextlib.asynccontextmanager
+async def _no_turn() -> AsyncIterator[None]:
+    yield
+
+
+def too_many_tables(cap: int) -> TableError:
+    return TableError("too_many_tables", f"you have {cap} open tables already: start or leave one of them "
+                                         "first", 429)
+
+
+def _anonymised_events(events: Any, seats: set[int], name: str) -> Any:
+    """A version's events with ``name`` at these seats in its join and start events (a copy if changed,
+    else the events given)."""
+    out = []
+    changed = False
+    for ev in events:
+        if ev.get("kind") == "join" and ev.get("seat") in seats and "name" in ev:
+            ev, changed = {**ev, "name": name}, True
+        elif ev.get("kind") == "start" and isinstance(ev.get("players"), list):
+            ev, changed = {**ev, "players": [name if i in seats else p
+                                             for i, p in enumerate(ev["players"])]}, True
+        out.append(ev)
+    return out if changed else events
 
 
 class SqlTableStore:
@@ -182,6 +379,55 @@ class SqlTableStore:
         write fenced by it, PostgreSQL only)."""
         sqlite = engine.dialect.name == "sqlite"
         return cls(session, Journal(engine, asyncio.Lock() if sqlite else None), fence)
+
+    async def start(self) -> None:
+        self.journal.start()
+
+    async def stop(self) -> None:
+        await self.journal.stop()
+
+    def stats(self) -> dict[str, Any]:
+        return self.journal.stats()
+
+    def writing(self) -> AbstractAsyncContextManager[None]:
+        return self.journal.writing()
+
+    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+        """The table's row, its seats and its first events row in one transaction of its own (in the
+        writer's turn, as every table's own transaction), with, in cluster mode, its ownership at epoch 1."""
+        rules = table.rules
+        db = self.session()
+        try:
+            await db.connection()
+            async with self.journal.writing():
+                if open_cap > 0:
+                    mine = await db.scalar(select(func.count()).select_from(Table).where(
+                        Table.created_by == table.created_by, Table.status == "open"))
+                    if int(mine or 0) >= open_cap:
+                        raise too_many_tables(open_cap)
+                row = Table(ruleset=rules.ruleset, length=rules.length, stake=rules.stake,
+                            private=rules.private,
+                            invite_code=rules.invite_code, bot_level=rules.bot_level,
+                            turn_seconds=rules.turn_seconds, partners=rules.partners, status=table.status,
+                            version=table.version, pot=table.pot, paid_out=False, record=None,
+                            created_by=table.created_by, created_at=utcnow(), bots_at=table.bots_at,
+                            rematch_id=table.rematch_id)
+                db.add(row)
+                await db.flush()
+                table_id = row.id
+                if self.fence is not None:  # born owned by this worker, at epoch 1
+                    db.add(TableOwner(table_id=table_id, owner=self.fence.owner, epoch=1, since=func.now()))
+                db.add_all([Seat(table_id=table_id, seat=i, account_id=s.account_id, name=s.name,
+                                 is_bot=s.is_bot, staked=s.staked, away=s.away, left=s.left)
+                            for i, s in enumerate(table.seats)])
+                db.add(Event(table_id=table_id, version=table.version, seat=None, action_id=None, action=None,
+                             data=dumps(events)))
+                await db.commit()
+        finally:
+            await db.close()
+        if self.fence is not None:
+            self.fence.adopt_created(table_id, 1)
+        return table_id
 
     async def commit(self, change: Change) -> None:
         owner = epoch = None
@@ -232,7 +478,9 @@ class SqlTableStore:
         transaction (coins, history rows, seats, the event) rolls back and :class:`Fenced` is raised."""
         before, after, table_id = change.before, change.after, change.table_id
         game = after.game
-        record = None if game is None else json.dumps(game.record(include_seed=True), separators=(",", ":"))
+        record = None
+        if game is not None and change.snapshot:
+            record = change.record or json.dumps(game.record(include_seed=True), separators=(",", ":"))
         finishing = after.status == "finished" and before.status != "finished"
         db = self.session()
         try:
@@ -250,10 +498,14 @@ class SqlTableStore:
                                                    pot_split(after.rules.stake, after.seats, game)):
                         db.add(row)
                 values: dict[str, Any] = {"version": change.version, "status": after.status}
+                if after.bots_at != before.bots_at:
+                    values["bots_at"] = after.bots_at
+                if after.rematch_id != before.rematch_id:
+                    values["rematch_id"] = after.rematch_id
                 if record is not None:
                     values["record"] = record
                     values["record_version"] = change.version
-                if after.status in ("finished", "abandoned"):
+                if after.status in OVER and before.status not in OVER:  # not again at a rename or a link
                     values["finished_at"] = utcnow()
                 if finishing and game is not None and not pot_split(after.rules.stake, after.seats, game):
                     values["paid_out"] = True  # an unstaked game: nothing to pay, done in this update
@@ -285,10 +537,7 @@ class SqlTableStore:
             row = await db.get(Table, table_id)
             if row is None:
                 return None
-            seat_rows = (await db.scalars(select(Seat).where(Seat.table_id == table_id)
-                                          .order_by(Seat.seat))).all()
-            seats = tuple(SeatState(account_id=s.account_id, name=s.name, is_bot=s.is_bot, staked=s.staked,
-                                    away=s.away, left=s.left) for s in seat_rows)
+            seats = (await self._seats(db, [table_id]))[table_id]
             game = None if row.record is None else load_record(json.loads(row.record))
             snapshot_deals = -1 if game is None else len(game.deal_log)
             if game is not None and row.record_version is not None and row.record_version < row.version:
@@ -297,19 +546,138 @@ class SqlTableStore:
                     Event.action.is_not(None)).order_by(Event.version))).all()
                 for _version, text in journal:
                     game.apply(Action.parse(str(text)))
-            rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
-                          invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds,
-                          partners=row.partners)
-            state = TableState(rules, row.created_by, row.status, row.version, row.pot, seats, game)
+            state = replace(_state_of(row, seats), game=game)
             events = (await db.scalars(select(Event).where(Event.table_id == table_id)
                                        .order_by(Event.version.desc()).limit(recent))).all()
         return StoredTable(table_id, state, snapshot_deals,
                            [(e.version, json.loads(e.data), e.seat, e.action_id, e.action)
                             for e in reversed(events)])
 
-    async def list(self, status: str) -> list[int]:
+    async def list(self, status: Status, created_before: dt.datetime | None = None) -> Ids:
+        query = select(Table.id).where(Table.status == status)
+        if created_before is not None:
+            query = query.where(Table.created_at < created_before)
         async with self.session() as db:
-            return list((await db.scalars(select(Table.id).where(Table.status == status))).all())
+            return list((await db.scalars(query)).all())
+
+    @staticmethod
+    async def _seats(db: AsyncSession, table_ids: Ids) -> dict[int, tuple[SeatState, ...]]:
+        rows = (await db.scalars(select(Seat).where(Seat.table_id.in_(table_ids))
+                                 .order_by(Seat.table_id, Seat.seat))).all() if table_ids else []
+        seats: dict[int, SeatList] = {t: [] for t in table_ids}
+        for s in rows:
+            seats[s.table_id].append(SeatState(account_id=s.account_id, name=s.name, is_bot=s.is_bot,
+                                               staked=s.staked, away=s.away, left=s.left))
+        return {t: tuple(v) for t, v in seats.items()}
+
+    async def row(self, table_id: int) -> TableRow | None:
+        async with self.session() as db:
+            row = await db.get(Table, table_id)
+            if row is None:
+                return None
+            seats = (await self._seats(db, [table_id]))[table_id]
+        return TableRow(table_id, _state_of(row, seats), row.record)
+
+    async def listing(self, status: Status, limit: int, offset: int = 0) -> Rows:
+        async with self.session() as db:
+            rows = (await db.scalars(select(Table).where(Table.status == status, Table.private.is_(False))
+                                     .order_by(Table.id.desc()).limit(limit).offset(offset))).all()
+            seats = await self._seats(db, [r.id for r in rows])
+        return [TableRow(r.id, _state_of(r, seats[r.id])) for r in rows]
+
+    async def paid_splits(self, table_ids: Ids) -> dict[int, dict[str, int]]:
+        async with self.session() as db:
+            return await wallets.paid_splits(db, table_ids)
+
+    async def live_table(self, account_id: int) -> int | None:
+        async with self.session() as db:
+            return await db.scalar(
+                select(Seat.table_id).join(Table, Table.id == Seat.table_id)
+                .where(Seat.account_id == account_id, Seat.left.is_(False), Table.status.in_(LIVE)).limit(1))
+
+    async def seats_of(self, account_id: int) -> SeatsOf:
+        async with self.session() as db:
+            rows = (await db.execute(select(Seat.table_id, Seat.seat, Table.status)
+                                     .join(Table, Table.id == Seat.table_id)
+                                     .where(Seat.account_id == account_id)
+                                     .order_by(Seat.table_id, Seat.seat))).all()
+        return [(int(t), int(s), _status(status)) for t, s, status in rows]
+
+    async def quick_tables(self, ruleset: str, length: str, limit: int) -> Ids:
+        taken = func.sum(case((or_(Seat.account_id.is_not(None), Seat.is_bot), 1), else_=0))
+        async with self.session() as db:
+            return list((await db.execute(
+                select(Table.id).join(Seat, Seat.table_id == Table.id)
+                .where(Table.status == "open", Table.private.is_(False), Table.stake == 0,
+                       Table.bots_at.is_not(None), Table.ruleset == ruleset, Table.length == length)
+                .group_by(Table.id).order_by(taken.desc(), Table.id).limit(limit))).scalars().all())
+
+    async def waiting_bots(self) -> Waiting:
+        async with self.session() as db:
+            rows = (await db.execute(select(Table.id, Table.bots_at).where(
+                Table.status == "open", Table.bots_at.is_not(None)))).all()
+        return [(int(t), at) for t, at in rows if at is not None]
+
+    async def anonymise(self, account_id: int, name: str) -> Ids:
+        """One transaction of its own. A record is rewritten only at the version it was read at, so a table
+        that moved on meanwhile keeps its newer record."""
+        db = self.session()
+        try:
+            await db.connection()
+            async with self.journal.writing():
+                seats = (await db.execute(
+                    select(Seat.table_id, Seat.seat, Table.status, Table.version, Table.record)
+                    .join(Table, Table.id == Seat.table_id).where(Seat.account_id == account_id))).all()
+                by_table: dict[int, tuple[set[int], bool, int, str | None]] = {}
+                for t, s, status, version, record in seats:
+                    by_table.setdefault(int(t), (set(), status in OVER, int(version), record))[0].add(int(s))
+                over = [t for t, (_mine, is_over, _v, _r) in by_table.items() if is_over]
+                if over:
+                    await db.execute(update(Seat).where(Seat.account_id == account_id,
+                                                        Seat.table_id.in_(over)).values(name=name)
+                                     .execution_options(synchronize_session=False))
+                done = []
+                for table_id, (mine, is_over, version, record) in sorted(by_table.items()):
+                    if is_over and record is not None:
+                        data = json.loads(record)
+                        players = data.get("players")
+                        if isinstance(players, list):
+                            data["players"] = [name if i in mine else p for i, p in enumerate(players)]
+                            await db.execute(update(Table)
+                                             .where(Table.id == table_id, Table.version == version)
+                                             .values(record=json.dumps(data, separators=(",", ":")))
+                                             .execution_options(synchronize_session=False))
+                            done.append(table_id)
+                    rows = (await db.execute(select(Event.version, Event.data).where(
+                        Event.table_id == table_id, Event.action.is_(None)))).all()
+                    for event_version, raw in rows:
+                        items = json.loads(raw)
+                        renamed = _anonymised_events(items, mine, name)
+                        if renamed is not items:
+                            await db.execute(update(Event).where(Event.table_id == table_id,
+                                                                 Event.version == event_version)
+                                             .values(data=json.dumps(renamed, separators=(",", ":")))
+                                             .execution_options(synchronize_session=False))
+                await db.commit()
+                return done
+        finally:
+            await db.close()
+
+
+def _status(text: str) -> Status:
+    """A status column's text as the reducer's :data:`~.reducer.Status`."""
+    if text not in STATUSES:
+        raise ValueError(f"a table's status cannot be {text!r}")
+    return text
+
+
+def _state_of(row: Table, seats: tuple[SeatState, ...]) -> TableState:
+    """A table's row and seats as the reducer's state, its game not rebuilt."""
+    rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
+                  invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds,
+                  partners=row.partners)
+    return TableState(rules, row.created_by, _status(row.status), row.version, row.pot, seats, None,
+                      row.bots_at, row.rematch_id)
 
 
 def _version_taken(exc: BaseException) -> bool:
@@ -320,29 +688,14 @@ def _version_taken(exc: BaseException) -> bool:
 
 
 async def _move_coins(db: AsyncSession, table_id: int, change: Change) -> None:
-    """The wallet side of a change's events (:func:`~.reducer.coin_moves` reads the same events)."""
-    before, after = change.before, change.after
-    stake = before.rules.stake
-    if stake <= 0:
-        return
-    refunded: set[int] = set()
-    for event in change.events:
-        kind = event["kind"]
-        if kind == "join" and event.get("staked"):
-            account = after.seats[event["seat"]].account_id
-            assert account is not None
-            await wallets.stake_in(db, table_id, account, stake)
-        elif kind == "leave" and before.status == "open" and before.seats[event["seat"]].staked:
-            refunded.add(event["seat"])
-            account = before.seats[event["seat"]].account_id
-            assert account is not None
-            await wallets.refund(db, table_id, account)
-        elif kind == "abandoned":
-            for i, s in enumerate(before.seats):
-                if s.staked and s.account_id is not None and i not in refunded:
-                    await wallets.refund(db, table_id, s.account_id)
-        elif kind == "over" and event.get("payout"):
-            payout = event["payout"]
-            await wallets.pay_out(db, table_id, {
-                int(k): (before.seats[int(k)].account_id or 0, int(v)) for k, v in payout.items()})
-
+    """The wallet side of a change: :func:`~.reducer.coin_list`'s movements as ledger rows and balances."""
+    payouts: dict[int, tuple[int, int]] = {}
+    for move in coin_list(change.before, change.after, change.events):
+        if move.kind == "stake":
+            await wallets.stake_in(db, table_id, move.account_id, -move.coins)
+        elif move.kind == "refund":
+            await wallets.refund(db, table_id, move.account_id)
+        else:
+            payouts[move.seat] = (move.account_id, move.coins)
+    if payouts:
+        await wallets.pay_out(db, table_id, payouts)

@@ -4,6 +4,7 @@ The JSON text itself comes from :mod:`..jsontext` (one encoder for the whole ser
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...views import public_view
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
     from ...game import Game
 
 
-def update_frames(version: int, events: list[dict[str, Any]], table: dict[str, Any]) -> tuple[str, str]:
+def update_frames(version: int, events: Sequence[Mapping[str, Any]],
+                  table: Mapping[str, Any]) -> tuple[str, str]:
     """The parts of an ``update`` frame that every connection shares, encoded once: the frame for one
     connection is ``head + dumps(its view) + tail``, so only the view (the one redacted part) is encoded per
     seat, and only once per seat however many connections share it."""
