@@ -28,6 +28,8 @@ API for the server (names and signatures are stable):
   and entrant.
 - play: ``play_bot_table(ruleset, length, game_seed, players, levels, bot_seeds) -> record``,
   ``bot_seed(competition_seed, table, seat)``; simulate: ``simulate(kind=, entrants=, ...)``, ``dumps``.
+- traveller: ``traveller(board_result, {table: record}) -> list[TableTraveller]`` (each table's seats,
+  declarations, estimates, tricks, scores, MP on one board).
 - types: ``Kind``, ``Seats``, ``BoardKey``, ``TablePlay``, ``BoardResult``, ``TableOnBoard``,
   ``EntrantBoard``, ``Adjustment`` (a director's adjustment: board + table/seat/score or entrant/mp +
   reason), the export's TypedDicts, ``CompetitionError`` (one-line message).
@@ -51,6 +53,7 @@ from .robot import robot_instance, robot_seats
 from .simulate import dumps, simulate
 from .standings import fraction, percent, ranking, standings
 from .swiss import first_stage, next_stage, seat_table, table_sizes
+from .traveller import SeatOnBoard, TableTraveller, traveller
 from .types import (
     FORMAT,
     KINDS,
@@ -74,12 +77,56 @@ from .types import (
 )
 
 __all__ = [
-    "FORMAT", "KINDS", "Adjustment", "BoardEntry", "BoardKey", "BoardResult", "CompetitionError",
-    "CompetitionExport", "Disagreement", "EntrantBoard", "EntrantEntry", "Kind", "LeftEntry", "Outcome",
-    "Scored", "Seats", "StageEntry", "StandingRow", "TableEntry", "TableOnBoard", "TablePlay",
-    "board_entries", "board_results", "board_seed", "board_top", "bot_seed", "build_export",
-    "check_export", "dumps", "entrant_boards", "entrant_totals", "first_stage", "fraction",
-    "matchpoint_scores", "next_stage", "percent", "play_bot_table", "ranking", "robot_instance",
-    "robot_seats", "rounds_of", "score_stages", "seat_table", "simulate", "standings", "table_entry",
-    "table_play", "table_sizes", "validate_export",
+    "FORMAT",
+    "KINDS",
+    "Adjustment",
+    "BoardEntry",
+    "BoardKey",
+    "BoardResult",
+    "CompetitionError",
+    "CompetitionExport",
+    "Disagreement",
+    "EntrantBoard",
+    "EntrantEntry",
+    "Kind",
+    "LeftEntry",
+    "Outcome",
+    "Scored",
+    "SeatOnBoard",
+    "Seats",
+    "StageEntry",
+    "StandingRow",
+    "TableEntry",
+    "TableOnBoard",
+    "TablePlay",
+    "TableTraveller",
+    "board_entries",
+    "board_results",
+    "board_seed",
+    "board_top",
+    "bot_seed",
+    "build_export",
+    "check_export",
+    "dumps",
+    "entrant_boards",
+    "entrant_totals",
+    "first_stage",
+    "fraction",
+    "matchpoint_scores",
+    "next_stage",
+    "percent",
+    "play_bot_table",
+    "ranking",
+    "robot_instance",
+    "robot_seats",
+    "rounds_of",
+    "score_stages",
+    "seat_table",
+    "simulate",
+    "standings",
+    "table_entry",
+    "table_play",
+    "table_sizes",
+    "traveller",
+    "validate_export",
 ]

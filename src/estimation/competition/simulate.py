@@ -21,7 +21,7 @@ from .play import bot_seed, play_bot_table
 from .robot import robot_instance, robot_seats
 from .standings import ranking
 from .swiss import first_stage, next_stage, table_sizes
-from .types import CompetitionError, CompetitionExport, EntrantEntry, Kind, Seats, StageEntry
+from .types import KINDS, CompetitionError, CompetitionExport, EntrantEntry, Kind, Seats, StageEntry
 
 #: Called after each table with (tables played, tables in all).
 Progress = Callable[[int, int], None]
@@ -30,7 +30,12 @@ Progress = Callable[[int, int], None]
 def simulate(*, kind: Kind, entrants: int, ruleset: str, length: str | None, level: str, seed: int,
              stages: int = 1, instances: int = 1, on_table: Progress | None = None) -> CompetitionExport:
     """Play the competition and return its export. Raises :class:`CompetitionError` on bad settings."""
-    rs = get_ruleset(ruleset)
+    if kind not in KINDS:
+        raise CompetitionError(f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
+    try:
+        rs = get_ruleset(ruleset)
+    except ValueError as exc:
+        raise CompetitionError(str(exc)) from None
     length = length or rs.default_length
     if length not in rs.lengths:
         raise CompetitionError(f"unknown length {length!r} for {ruleset} (known: {', '.join(rs.lengths)})")
