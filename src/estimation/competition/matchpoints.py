@@ -133,9 +133,10 @@ def entrant_boards(boards: Sequence[BoardResult], plays: Sequence[TablePlay],
                    adjustments: Sequence[Adjustment] = ()) -> list[EntrantBoard]:
     """Each entrant's MP and top on each board of the seats it held (bots' seats are not listed).
 
-    A seat whose entrant had left before the board scores 0 MP against the board's top; so does an
-    entrant whose table did not finish the board (a robot table whose window closed); at an
-    ``egyptian`` table ended by another seat's leaver the board has no result for the others (top 0).
+    A seat whose entrant had left before finishing the board (``left``: a leaver, a robot entrant who
+    withdrew or whose window closed) scores 0 MP against the board's top. An entrant whose table did not
+    finish the board for any other reason has no result on it (MP 0, top 0): its table is still playing
+    (live standings), or it was ended by another seat's leaver (``egyptian``).
     MP adjustments (``entrant`` + ``mp``) then set an entrant's MP on a board (0..top).
     """
     by_table = {(p.stage, p.instance, p.table): p for p in plays}
@@ -153,10 +154,8 @@ def entrant_boards(boards: Sequence[BoardResult], plays: Sequence[TablePlay],
                 elif line.mp is not None:
                     out.append(EntrantBoard(key, entrant, line.table, seat, line.mp[seat], board.top,
                                             "played"))
-                elif play.ended_by is not None:
-                    out.append(EntrantBoard(key, entrant, line.table, seat, 0, 0, "no result"))
                 else:
-                    out.append(EntrantBoard(key, entrant, line.table, seat, 0, board.top, "unfinished"))
+                    out.append(EntrantBoard(key, entrant, line.table, seat, 0, 0, "no result"))
     for adj in adjustments:
         if "mp" not in adj:
             continue

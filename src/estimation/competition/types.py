@@ -77,10 +77,11 @@ class BoardResult:
     tables: tuple[TableOnBoard, ...]
 
 
-#: How an entrant's seat on a board came to its MP: played it, left before it (0 MP, the top counts),
-#: its table did not finish it (0 MP, the top counts: a robot window closing), or no result (an
-#: ``egyptian`` table ended by another seat's leaver: the board does not count for it).
-Outcome = Literal["played", "left", "unfinished", "no result", "adjusted"]
+#: How an entrant's seat on a board came to its MP: played it; left before finishing it (0 MP, the top
+#: counts: a leaver, a robot entrant's withdrawal or closed window); no result (its table has not
+#: finished the board, or an ``egyptian`` table was ended by another seat's leaver: MP 0, top 0); or a
+#: director's MP adjustment.
+Outcome = Literal["played", "left", "no result", "adjusted"]
 
 
 @dataclass(frozen=True, slots=True)
