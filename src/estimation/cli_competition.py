@@ -23,6 +23,7 @@ from .competition import (
     CompetitionError,
     Scored,
     check_export,
+    check_settings,
     dumps,
     simulate,
     traveller,
@@ -54,10 +55,11 @@ def simulate_command(
     seed: Annotated[int, typer.Option(help="Competition seed: the same seed writes the same file.")] = 1,
 ) -> None:
     """Play a whole competition of bot entrants and write its export."""
-    if kind not in ("swiss", "robot"):
-        raise _fail(f"unknown kind {kind!r} (known: swiss, robot)", 2)
     console = Console(stderr=True)
     try:
+        check_settings(kind=kind, entrants=entrants, ruleset=ruleset, length=length, level=level,
+                       stages=stages if kind == "swiss" else 1,
+                       instances=instances if kind == "robot" else 1)
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("tables"), TimeElapsedColumn(), console=console) as progress:
             task = progress.add_task(f"{kind} {ruleset}", total=None)

@@ -27,8 +27,9 @@ HERE = Path(__file__).resolve().parent
 WORKED = HERE.parent / "records" / "competitions" / "board_worked.json"
 
 
-def _play(table: int, seats: tuple[int | None, ...], *rounds: tuple[int, ...], left: dict[int, int] | None = None,
-          ended_by: int | None = None, stage: int = 1, instance: int = 1) -> TablePlay:
+def _play(table: int, seats: tuple[int | None, ...], *rounds: tuple[int, ...],
+          left: dict[int, int] | None = None, ended_by: int | None = None, stage: int = 1,
+          instance: int = 1) -> TablePlay:
     a, b, c, d = seats
     return TablePlay(table, stage, instance, (a, b, c, d), tuple(rounds), dict(left or {}), ended_by)
 
@@ -123,7 +124,7 @@ def test_adjustments_replace_a_score_or_set_an_entrants_mp() -> None:
     results = entrant_boards(board_results(plays, 1), plays, adjust_mp)  # type: ignore[arg-type]
     six = next(eb for eb in results if eb.entrant == 6)
     assert (six.mp, six.top, six.outcome) == (2, 2, "adjusted")
-    with pytest.raises(CompetitionError, match="MP must be 0..2"):
+    with pytest.raises(CompetitionError, match=r"MP must be 0\.\.2"):
         entrant_boards(board_results(plays, 1), plays, [{**adjust_mp[0], "mp": 3}])  # type: ignore[list-item]
     with pytest.raises(CompetitionError, match="no table 9"):
         board_results(plays, 1, [{**adjust_score[0], "table": 9}])  # type: ignore[list-item]
