@@ -157,3 +157,25 @@ def test_percent_rounds_halves_up_from_the_exact_fraction() -> None:
 def test_a_board_key_names_itself() -> None:
     assert BoardKey(2, 3, 4).label() == "stage 2, round 4"
     assert BoardKey(2, 3, 4).label(True) == "stage 2, instance 3, round 4"
+
+
+def test_the_checker_accepts_ties_in_any_order_and_either_rounding_of_a_half() -> None:
+    doc = json.loads(WORKED.read_text())
+    rows = doc["standings"]
+    rows[0], rows[1] = rows[1], rows[0]  # 9 and 12 share 1st
+    assert check_export(doc)[1] is None
+    rows[2]["percent"] = 75.004  # not a 2-decimal rounding
+    found = check_export(doc)[1]
+    assert found is not None and found.line == "standings: entrant 3: percent 75.004 in the file, 75.0 from " \
+                                               "the records"
+    rows[2]["percent"] = 75.0
+    rows[2], rows[5] = rows[5], rows[2]  # a 25% entrant above a 75% one
+    found = check_export(doc)[1]
+    assert found is not None and "standings are best first" in found.line
+
+
+def test_a_leaver_cannot_have_left_after_more_rounds_than_its_table_finished() -> None:
+    doc = json.loads(WORKED.read_text())
+    doc["stages"][0]["tables"][2]["left"] = [{"seat": 1, "rounds": 2}]
+    with pytest.raises(CompetitionError, match="seat 1 left after 2 rounds"):
+        check_export(doc)
