@@ -110,7 +110,7 @@ def validate_export(doc: Any) -> CompetitionExport:
     """``doc`` if it has the shape of `estimation-competition/1`; else :class:`CompetitionError` with
     one line saying where (records are checked by replaying them, in :func:`score_stages`)."""
     def fail(where: str, why: str) -> CompetitionError:
-        return CompetitionError(f"{where}: {why}")
+        return CompetitionError(why if where == "the file" else f"{where}: {why}")
 
     if not isinstance(doc, dict):
         raise fail("the file", f"a competition is a JSON object, not {type(doc).__name__}")
