@@ -30,6 +30,7 @@ from .competition import (
     traveller,
 )
 from .errors import RecordError
+from .record import load_record
 from .rulesets import DEFAULT_RULESET
 
 competition_app = typer.Typer(help="Duplicate competitions: simulate one with bots, or check and score a "
@@ -137,7 +138,7 @@ def _print_standings(console: Console, doc: dict[str, Any], scored: Scored) -> N
 
 def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored,
                       only: BoardKey | None = None) -> None:
-    records = {t["table"]: t["record"] for s in doc["stages"] for t in s["tables"]}
+    games = {t["table"]: load_record(t["record"]) for s in doc["stages"] for t in s["tables"]}
     many = doc["instances"] > 1
     for board in scored.boards:
         if only is not None and board.board != only:
@@ -145,7 +146,7 @@ def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored,
         table = Table(title=f"{board.board.label(many)}: traveller (top {board.top})")
         for col in ("table", "seat", "player", "calls/bids", "est", "tricks", "score", "MP"):
             table.add_column(col, justify="left" if col in ("player", "calls/bids") else "right")
-        for i, line in enumerate(traveller(board, records)):
+        for i, line in enumerate(traveller(board, games)):
             if i:
                 table.add_section()
             for seat in line["seats"]:

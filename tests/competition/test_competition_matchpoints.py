@@ -166,8 +166,8 @@ def test_the_checker_accepts_ties_in_any_order_and_either_rounding_of_a_half() -
     assert check_export(doc)[1] is None
     rows[2]["percent"] = 75.004  # not a 2-decimal rounding
     found = check_export(doc)[1]
-    assert found is not None and found.line == "standings: entrant 3: percent 75.004 in the file, 75.0 from " \
-                                               "the records"
+    assert found is not None
+    assert found.line == "standings: entrant 3: percent 75.004 in the file, 75.0 from the records"
     rows[2]["percent"] = 75.0
     rows[2], rows[5] = rows[5], rows[2]  # a 25% entrant above a 75% one
     found = check_export(doc)[1]
