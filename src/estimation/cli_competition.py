@@ -112,11 +112,11 @@ def score_command(
         raise _fail(f"{file}: {exc}") from None
     if disagreement is not None:
         raise _fail(f"{file}: {disagreement.line}")
+    if only is not None and only not in {b.board for b in scored.boards}:
+        raise _fail(f"{file}: there is no board {only.label(True)}")
     console = Console() if sys.stdout.isatty() else Console(width=120)
     _print_standings(console, doc, scored)
     if only is not None:
-        if only not in {b.board for b in scored.boards}:
-            raise _fail(f"{file}: there is no board {only.label(True)}")
         _print_travellers(console, doc, scored, only)
     elif travellers:
         _print_travellers(console, doc, scored)
