@@ -100,7 +100,8 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
 
 
 @router.post("/tables", status_code=201, tags=["tables"],
-             responses={422: {"description": "Unknown ruleset, length or bot level."}})
+             responses={422: {"description": "Unknown ruleset, length or bot level; a turn clock below "
+                                             "the server's least (ESTIMATION_MIN_TURN_SECONDS)."}})
 async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> TableOut:
     """Create a table with its rules; it starts when its four seats are filled (bots count)."""
     if len(set(body.bot_seats)) != len(body.bot_seats):
@@ -108,6 +109,11 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
     levels = bot_levels()
     if body.bot_level not in levels:
         raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
+    least = hub.settings.min_turn_seconds
+    if 0 < body.turn_seconds < least:  # a bot would play for a person before they see their turn
+        raise HTTPException(422, [{"type": "turn_seconds_too_short", "loc": ["body", "turn_seconds"],
+                                   "msg": f"a turn clock is 0 (none) or at least {least} seconds",
+                                   "ctx": {"min": least}}])
     await hub.not_seated_elsewhere(me.id, None)
     limit_creating("table", hub, request)
     runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,

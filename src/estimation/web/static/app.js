@@ -176,7 +176,8 @@ async function lobbyPage() {
   }
 
   // Create a table.
-  const [rulesets, bots] = await Promise.all([api("GET", "/api/rulesets"), api("GET", "/api/bots")]);
+  const [rulesets, bots, limits] = await Promise.all([api("GET", "/api/rulesets"), api("GET", "/api/bots"),
+    api("GET", "/api/table-limits").catch(() => ({ min_turn_seconds: 0 }))]);
   const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesets.map((r) => h("option", { value: r.name }, r.name)));
   const len = h("select", { id: "length", name: "length" });
   const fillLengths = () => {
@@ -197,19 +198,27 @@ async function lobbyPage() {
     stakeNote.textContent = n > 0 && !me.account.guest ? t("create_stakes", { s: n }) : "";
   };
   stake.addEventListener("input", noteStake);
-  const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60 });
+  const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60, "aria-describedby": "clock-note" });
+  const least = limits.min_turn_seconds;
+  const clockNote = least > 1 ? h("small", { class: "muted", id: "clock-note" }, t("clock_min_note", { n: least })) : null;
   const priv = h("input", { id: "private", type: "checkbox" });
   // Partners sit opposite: seats 1+3 against 2+4 (RULES.md, Partnerships); bots take seats 2-4 as usual.
   const partners = h("input", { id: "partners", type: "checkbox" });
   form.append(h("h2", {}, t("create_table")),
     h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake), stakeNote,
-    h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock),
+    h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock), clockNote,
     h("label", { class: "inline" }, priv, " ", t("private")),
     h("label", { class: "inline" }, partners, " ", t("partners_opt")),
     h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     err.textContent = "";
+    const secs = Number(clock.value) || 0;
+    if (secs > 0 && secs < least) { // said here, as the server would say it
+      err.textContent = t("error", { m: t("v_field", { field: t("f_turn_seconds"), what: t("v_clock_min", { n: least }) }) });
+      clock.focus();
+      return;
+    }
     try {
       const n = Number(nbots.value);
       const table = await api("POST", "/api/tables", { ruleset: rs.value, length: len.value, stake: Number(stake.value) || 0,

@@ -1,6 +1,6 @@
 // What the table shows everyone: the scoreboard along the top (seed 002) and the deal's declarations, each
 // public the moment it is made (shared/RULES.md). Drawn from the public part of the view only.
-import { h, callText, trumpText, SUIT_GLYPH } from "./common.js";
+import { h, callText, trumpText, SUIT_GLYPH, num } from "./common.js";
 import { t } from "./i18n.js";
 import { describeAction } from "./describe.js";
 import { markerTip } from "./rules.js";
@@ -114,7 +114,7 @@ export function scoreboard(v, me, seats, clockSeat) {
           SEATS.map((s) => cell(s, "bid", bidOf(s)))) : null,
         h("tr", { class: "r-est" }, h("th", { scope: "row" }, t("estimate")), SEATS.map((s) => cell(s, "est", est[s] ?? "–"))),
         h("tr", { class: "r-won" }, h("th", { scope: "row" }, t("tricks")), SEATS.map((s) => cell(s, "won", v.markers[s].tricks))),
-        h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", v.totals[s]))),
+        h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", num(v.totals[s])))),
         h("tr", { class: "r-marks" }, h("th", { scope: "row" }, t("markers")), SEATS.map((s) => cell(s, "marks", markers(v, s, seats)))))),
     inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null,
     // A partnership game: each side's total (its two seats'), and its place once the match is over.

@@ -1,7 +1,7 @@
 // The live lobby: the /ws/lobby socket (a `lobby` snapshot, then `table` / `table_removed` changes), the open
 // tables and tables in play drawn from it, quick play, rematch offers, toasts and links to players' profiles.
 // Every name is put in the page as text (h() makes text nodes), never as HTML.
-import { h, api, session, store } from "./common.js";
+import { h, api, session, store, num } from "./common.js";
 import { t } from "./i18n.js";
 
 /** Put `kids` in `el` in place of what it held (null, undefined and false are left out, arrays flattened). */
@@ -10,8 +10,7 @@ export function fill(el, ...kids) {
   return el;
 }
 
-/** A number that may be negative, kept left to right (in Arabic a bare "-12" would show as "12-"). */
-export function num(v) { return h("bdi", { dir: "ltr" }, String(v)); }
+export { num }; // its pages import it from here
 
 /** A player's name as a link to their profile (bots and empty seats have no profile). */
 export function playerLink(name, accountId, attrs = {}) {

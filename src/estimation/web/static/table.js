@@ -1,7 +1,7 @@
 // The table: one WebSocket (estimation-ws/1), the view drawn as it is, actions only from view.legal.
 // Panels for declarations are in bidding.js, the scoreboard and the declarations in board.js.
 import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
-  sleep, confirmDialog } from "./common.js";
+  sleep, confirmDialog, num } from "./common.js";
 import { t, getLang } from "./i18n.js";
 import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
@@ -10,6 +10,7 @@ import { rulesets } from "./rulesets.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
+import { serverText } from "./errors.js";
 
 /** Error codes that answer a chat message: shown under the chat, not over the table. */
 const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced", "chat_rate_limited"]);
@@ -220,11 +221,11 @@ export class TablePage {
         break;
       case "error":
         if (CHAT_ERRORS.has(msg.code) || (msg.code === "unauthorized" && /chat/.test(msg.message))) {
-          this.chat.refused(msg.message);
+          this.chat.refused(msg.code === "unauthorized" ? t("e_chat_sign_in") : serverText(msg.code, msg.message));
           break;
         }
         if (msg.id && this.pending.has(msg.id)) { this.pending.delete(msg.id); this.savePending(); this.sent = false; }
-        if (!["stale", "not_your_turn"].includes(msg.code)) this.flash(t("error", { m: msg.message }));
+        if (!["stale", "not_your_turn"].includes(msg.code)) this.flash(t("error", { m: serverText(msg.code, msg.message) }));
         this.render();
         break;
       default:
@@ -360,7 +361,9 @@ export class TablePage {
   /** Every quarter second: the countdown on the seat to move, and the warning before a bot plays for you. */
   tick() {
     const c = this.clock;
-    const left = c ? Math.max(0, Math.ceil((c.end - performance.now()) / 1000)) : null;
+    // After a round the clock holds at its full seconds while its scores are on show (the server adds the
+    // reading time to ms_left), then counts down.
+    const left = c ? Math.min(c.seconds, Math.max(0, Math.ceil((c.end - performance.now()) / 1000))) : null;
     for (const el of this.el.querySelectorAll(".clock")) {
       el.textContent = left === null ? "" : t("clock_s", { n: left });
       el.classList.toggle("low", left !== null && left <= WARN_SECONDS);
@@ -598,8 +601,9 @@ export class TablePage {
     }
     if (!box.isConnected) return;
     const rows = [...res.actions].sort((a, b) => b.expected_score - a.expected_score);
+    // Each "tricks: chance" kept left to right (num): in Arabic "2: 23%" showed as "23% :2".
     const odds = (p) => p.map((x, k) => [k, x]).filter(([, x]) => x >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 3)
-      .map(([k, x]) => `${k}: ${Math.round(x * 100)}%`).join(" · ");
+      .flatMap(([k, x], i) => [i ? " · " : null, num(`${k}: ${Math.round(x * 100)}%`)]);
     box.querySelector("#hint-wait").replaceWith(
       h("p", { class: "muted" }, t("hint_note", { n: res.samples })),
       h("table", { class: "hint-table", id: "hint-table" },
@@ -607,7 +611,8 @@ export class TablePage {
           h("th", {}, t("trick_odds")))),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.action === res.best ? "best" : "", "data-action": r.action },
           h("td", {}, describeAction(r.action, v.players, v.verbs), r.action === res.best ? ` ★ ${t("best")}` : ""),
-          h("td", {}, r.expected_score.toFixed(1)), h("td", {}, r.expected_tricks.toFixed(1)), h("td", {}, odds(r.tricks)))))));
+          h("td", {}, num(r.expected_score.toFixed(1))), h("td", {}, num(r.expected_tricks.toFixed(1))),
+          h("td", { class: "odds" }, odds(r.tricks)))))));
   }
 
   lastTrick() {
@@ -671,7 +676,7 @@ export class TablePage {
       // A list without numbers of its own: the place is the text ("1st"), ties share it. A partnership game
       // is won by a side: the sides are the standings, each with its partners' own totals and shares.
       v.sides ? this.sideStandings(v, payText) : h("ul", { class: "places", id: "standings" }, order.map((s) => h("li", { "data-seat": s },
-        h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
+        h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", h("bdi", {}, v.players[s]), " · ", num(v.totals[s]),
         payText(s)))),
       // The pot played for: once paid, the table's pot is empty and the split adds up to it.
       this.table && this.table.stake
@@ -720,9 +725,9 @@ export class TablePage {
       h("p", { class: "side-result", id: "side-result" }, h("strong", {}, headline)),
       h("ul", { class: "places sides-places", id: "standings" }, order.map((k) => h("li", { "data-side": k, class: `side-${k}` },
         h("strong", { class: "place" }, t("places_n", { n: sides.places[k] })), " ", sideName(k), " (", names(k), ") · ",
-        h("span", { class: "side-total" }, sides.totals[k]),
+        h("span", { class: "side-total" }, num(sides.totals[k])),
         h("ul", { class: "partners" }, sides.seats[k].map((s) => h("li", { "data-seat": s },
-          v.players[s], ` · ${v.totals[s]}`, payText(s))))))));
+          h("bdi", {}, v.players[s]), " · ", num(v.totals[s]), payText(s))))))));
   }
 
   /** "Play again": a new table with the same rules for the same people (bots stay bots). */

@@ -1,0 +1,168 @@
+"""What a newcomer meets (issue 22, "What a person meets"): refusals that say why in the page's language,
+numbers that read right in Arabic, a turn clock that waits while a round's scores are on show, dialogs that
+keep the round's breakdown, and the rest of the list; in Debian's chromium, through visible controls.
+
+The module's server keeps the defaults a person meets (the shortest turn clock, the time to read a round's
+scores), which the other test servers turn off. Screenshots go to $ESTIMATION_SCREENSHOTS when set, else to
+/tmp/newcomer-shots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import web_helpers as w
+from server_helpers import ServerProcess
+
+SHOTS = Path(os.environ.get("ESTIMATION_SCREENSHOTS", "/tmp/newcomer-shots"))
+LEAST = 10  # the server's shortest turn clock (the default)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    path = tmp_path_factory.mktemp("newcomerdb") / "estimation.db"
+    proc = ServerProcess(f"sqlite+aiosqlite:///{path}", name="newcomer",
+                         env={"ESTIMATION_MIN_TURN_SECONDS": str(LEAST),
+                              "ESTIMATION_ROUND_END_SECONDS": "20"})
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def to_arabic(page: Any) -> None:
+    page.click("#lang-toggle")
+    page.wait_for_selector("html[lang='ar']")
+
+
+# --- refusals say why, in the page's language ---------------------------------------------------------
+def test_refused_sign_up_and_sign_in_say_why_in_the_pages_language(context: Any,
+                                                                    server: ServerProcess) -> None:
+    page = w.open_app(context, server.base)
+    err = ".signin .error"
+
+    def attempt(name: str, password: str, button: str) -> str:
+        page.fill("#name", name)
+        page.fill("#password", password)
+        page.click(button)
+        page.wait_for_selector(f"{err}:not(:empty)")
+        text = page.inner_text(err)
+        assert "[object Object]" not in text and "object" not in text.lower(), text
+        return text
+
+    assert attempt("Newcomer", "short", "#register-btn") == "Error: Password: at least 8 characters."
+    both = "Error: Name: must not be empty. Password: at least 8 characters."
+    assert attempt("", "", "#register-btn") == both
+    assert "different scripts" in attempt("\u0410nn", "correct horse battery", "#register-btn")
+    assert attempt("Nobody Here", "correct horse battery", "#signin-btn") == "Error: Wrong name or password."
+    to_arabic(page)
+    assert attempt("Newcomer", "short", "#register-btn") == "خطأ: كلمة المرور: 8 أحرف على الأقل."
+    assert attempt("Nobody Here", "correct horse battery", "#signin-btn") == "خطأ: الاسم أو كلمة المرور خطأ."
+    assert "أبجديات" in attempt("\u0410nn", "correct horse battery", "#register-btn")
+    shot(page, "signin-refused-ar")
+    assert not page.js_errors
+
+
+# --- a round's end: the clock waits, the numbers read right in Arabic -----------------------------------
+#: Where a signed number's sign is drawn against its first digit, for every one inside `sel`; and a hint's
+#: "tricks: chance" pair, the tricks against the chance. [text, sign left of digit] per number found.
+SIGNS_JS = """sel => {
+  const out = [];
+  const rect = (n, i) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+                           return r.getBoundingClientRect(); };
+  for (const root of document.querySelectorAll(sel)) {
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n; (n = walk.nextNode());) {
+      let m = /[-+]\\d/.exec(n.data);
+      if (m) out.push([n.data, rect(n, m.index).right <= rect(n, m.index + 1).left + 1]);
+      m = /^(\\d+): (\\d+)%$/.exec(n.data);
+      if (m) out.push([n.data, rect(n, 0).right <= rect(n, n.data.indexOf(" ") + 1).left + 1]);
+    }
+  }
+  return out;
+}"""
+
+
+def signs(page: Any, sel: str) -> list[tuple[str, bool]]:
+    return [(text, ok) for text, ok in page.evaluate(SIGNS_JS, sel)]
+
+
+def play_to_round_end(page: Any, timeout: float = 60.0) -> None:
+    """Click the first lifted card or estimate at each of our turns until a round's scores open."""
+    deadline = time.monotonic() + timeout
+    while not page.locator("#round-end[open]").count():
+        assert time.monotonic() < deadline, "no round ended in time"
+        acts = page.locator(w.ACTIONABLE)
+        if acts.count():
+            with contextlib.suppress(Exception):  # redrawn under the mouse: look again
+                acts.first.click(timeout=2000)
+        else:
+            page.wait_for_timeout(30)
+
+
+def test_the_clock_waits_under_the_round_end_panel_and_its_numbers_read_right_in_arabic(
+        context: Any, server: ServerProcess) -> None:
+    page = w.open_app(context, server.base)
+    w.sign_in_guest(page, "Reader")
+    w.create_game(page, "koutchina", "micro", bots=3, level="random", turn_seconds=LEAST)
+    play_to_round_end(page)
+    # Our turn comes under the panel (the bots do not wait): our clock holds at its seconds while we read.
+    page.wait_for_selector("#scoreboard .clock[data-seat='0']")
+    seen = set()
+    for _ in range(12):
+        seen.add(page.inner_text("#scoreboard .clock[data-seat='0']"))
+        page.wait_for_timeout(250)
+    assert seen == {f"{LEAST} s"}, seen
+    assert page.locator("#round-end[open]").count() and not page.locator("#away-note").count()
+    # Arabic: every signed number in the breakdown and the sheet has its sign before its digits.
+    to_arabic(page)
+    page.wait_for_selector("#round-end[open]")
+    found = signs(page, "#round-end")
+    assert found and any(t.startswith("-") for t, _ in found), found  # a round always has a miss
+    assert all(ok for _, ok in found), found
+    shot(page, "round-end-ar")
+    page.click("#round-end button.close")
+    page.click("#sheet-btn")
+    page.wait_for_selector("#sheet[open]")
+    assert all(ok for _, ok in signs(page, "#sheet")), signs(page, "#sheet")
+    assert all(ok for _, ok in signs(page, "#scoreboard")), signs(page, "#scoreboard")
+    page.click("#sheet button.close")
+    # The hint's table: expected scores and "tricks: chance" pairs left to right.
+    page.wait_for_selector("#hint-btn:not([disabled])")
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint-table")
+    found = signs(page, "#hint-table")
+    assert any(":" in t for t, _ in found), found
+    assert all(ok for _, ok in found), found
+    shot(page, "hint-ar")
+    assert not page.js_errors
+
+
+def test_a_turn_clock_below_the_least_is_refused_in_the_form(context: Any, server: ServerProcess) -> None:
+    page = w.open_app(context, server.base)
+    w.sign_in_guest(page, "Hasty")
+    assert page.inner_text("#clock-note") == f"0: no clock; else at least {LEAST} s."
+    page.fill("#turn-seconds", "2")
+    page.click("#create-btn")
+    expected = f"Error: Turn clock: 0 (no clock) or at least {LEAST} seconds."
+    page.wait_for_selector(f".lobby .side > .error:has-text('{expected}')")
+    assert re.search(r"#/$", page.url), page.url  # no table was made
+    to_arabic(page)
+    page.wait_for_selector("#create-btn")
+    page.fill("#turn-seconds", "2")
+    page.click("#create-btn")
+    page.wait_for_selector(".lobby .side > .error:has-text('مؤقت الدور')")
+    assert not page.js_errors
