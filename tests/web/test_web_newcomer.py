@@ -166,3 +166,36 @@ def test_a_turn_clock_below_the_least_is_refused_in_the_form(context: Any, serve
     page.click("#create-btn")
     page.wait_for_selector(".lobby .side > .error:has-text('مؤقت الدور')")
     assert not page.js_errors
+
+
+# --- dialogs over the round's scores ------------------------------------------------------------------
+def test_the_round_scores_stay_under_other_dialogs_and_can_be_reopened(context: Any,
+                                                                       server: ServerProcess) -> None:
+    page = w.open_app(context, server.base)
+    w.sign_in_guest(page, "Keeper")
+    w.create_game(page, "koutchina", "micro", bots=3, level="random", turn_seconds=0)
+    assert page.is_disabled("#round-scores-btn")  # nothing scored yet
+    play_to_round_end(page)
+    for button, dialog in (("#sheet-btn", "#sheet"), ("L", "#last-trick")):  # no trick yet: its key then
+        if button.startswith("#"):
+            page.click(button)
+        else:
+            page.keyboard.press(button)
+        page.wait_for_selector(f"{dialog}[open]")
+        assert page.locator("#round-end[open] table.breakdown").count(), f"{button} wiped the round's scores"
+        page.click(f"{dialog} button.close")
+        page.wait_for_selector(dialog, state="detached")
+        assert page.locator("#round-end[open]").is_visible()
+    page.wait_for_selector("#hint-btn:not([disabled])")
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint-table")
+    assert page.locator("#round-end[open]").count()
+    page.click("#hint button.close")
+    page.click("#round-end button.close")
+    page.wait_for_selector("#round-end", state="detached")
+    # Closed, and back again from its button: the same breakdown.
+    page.click("#round-scores-btn")
+    page.wait_for_selector("#round-end[open] table.breakdown[data-round='1']")
+    page.click("#round-end button.close")
+    page.wait_for_selector("#round-end", state="detached")
+    assert not page.js_errors

@@ -550,6 +550,9 @@ export class TablePage {
         onclick: () => this.hint() }, t("hint"), " (H)") : null,
       h("button", { type: "button", id: "last-trick-btn", disabled: !v.tricks.length, onclick: () => this.lastTrick() }, t("last_trick"), " (L)"),
       h("button", { type: "button", id: "sheet-btn", onclick: () => this.sheet() }, t("score_sheet"), " (S)"),
+      // The last round's breakdown, again (it opens by itself once, when the round is scored).
+      !v.over ? h("button", { type: "button", id: "round-scores-btn", disabled: !v.results.length,
+        onclick: () => this.roundEnd() }, t("round_scores"), " (R)") : null,
       h("button", { type: "button", id: "sound-btn", "aria-pressed": muted ? "true" : "false",
         onclick: () => { saveSettings({ sound: muted }); this.render(); } }, muted ? `♪̸ ${t("sound_off")}` : `♪ ${t("sound_on")}`),
       h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}`, target: "_blank", rel: "noopener" }, t("rules")),
@@ -565,16 +568,16 @@ export class TablePage {
   relabel() {
     this.render();
     this.chat.relabel();
-    const open = document.querySelector("dialog.table-dialog[open]");
-    if (!open) return;
     const again = { "round-end": () => this.roundEnd(), "match-end": () => this.matchEnd(), sheet: () => this.sheet(),
-      "last-trick": () => this.lastTrick() }[open.id];
-    if (again) again();
+      "last-trick": () => this.lastTrick() };
+    for (const open of document.querySelectorAll("dialog.table-dialog[open]")) if (again[open.id]) again[open.id]();
   }
 
   // --- dialogs ------------------------------------------------------------------------------------
+  /** A table dialog over the table. It replaces one of the same id only: a round's scores stay open under a
+   *  hint, the last trick or the sheet opened over them, and come back when that one is closed. */
   dialog(id, title, ...body) {
-    document.querySelectorAll("dialog.table-dialog").forEach((d) => d.remove());
+    document.querySelectorAll(`dialog.table-dialog#${id}`).forEach((d) => d.remove());
     const dlg = h("dialog", { class: "table-dialog", id, "aria-labelledby": `${id}-title` },
       h("h2", { id: `${id}-title`, tabindex: "-1" }, title), ...body,
       h("div", { class: "row" }, h("button", { type: "button", class: "primary close", onclick: () => { dlg.close(); dlg.remove(); } },
@@ -651,7 +654,7 @@ export class TablePage {
 
   roundEnd() {
     const v = this.shown;
-    const r = v.results[v.results.length - 1];
+    const r = v && v.results[v.results.length - 1];
     if (!r) return;
     this.dialog("round-end", t("round_end", { r: r.round }),
       r.saaydeh ? h("p", { class: "saaydeh" }, t("saaydeh", { n: v.multiplier })) : null,
@@ -769,6 +772,9 @@ export class TablePage {
     if (document.querySelector("dialog[open]:modal")) return;
     if (e.key === "l" || e.key === "L") { this.lastTrick(); e.preventDefault(); }
     else if (e.key === "s" || e.key === "S") { this.sheet(); e.preventDefault(); }
+    else if ((e.key === "r" || e.key === "R") && this.shown && this.shown.results.length && !this.shown.over) {
+      this.roundEnd(); e.preventDefault();
+    }
     else if ((e.key === "h" || e.key === "H") && this.practice()) { this.hint(); e.preventDefault(); }
     else if (e.key === "Escape") { document.querySelectorAll("dialog.table-dialog").forEach((d) => { d.close(); d.remove(); }); }
     else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
