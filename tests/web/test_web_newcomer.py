@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import web_helpers as w
-from server_helpers import ServerProcess
+from server_helpers import Api, ServerProcess
 
 SHOTS = Path(os.environ.get("ESTIMATION_SCREENSHOTS", "/tmp/newcomer-shots"))
 LEAST = 10  # the server's shortest turn clock (the default)
@@ -198,4 +198,63 @@ def test_the_round_scores_stay_under_other_dialogs_and_can_be_reopened(context: 
     page.wait_for_selector("#round-end[open] table.breakdown[data-round='1']")
     page.click("#round-end button.close")
     page.wait_for_selector("#round-end", state="detached")
+    assert not page.js_errors
+
+
+# --- the chat in Arabic, a thank-you that is not an error, the Leave dialog, a stale note ----------------
+def test_arabic_at_a_table_relabels_the_chat_and_says_the_servers_refusal_in_arabic(
+        browser: Any, server: ServerProcess) -> None:
+    ctx_a, ctx_b = w.new_context(browser), w.new_context(browser)
+    try:
+        a = w.open_app(ctx_a, server.base)
+        w.sign_in_guest(a, "Speaker")
+        tid = w.create_game(a, "koutchina", "micro", bots=3, level="random", turn_seconds=0)
+        # A spectator says something; the player reports it: thanked, not in an error's style.
+        b = w.open_app(ctx_b, server.base)
+        w.sign_in_guest(b, "Watcher")
+        b.goto(f"{server.base}/?pause={w.PAUSE_MS}#/table/{tid}")
+        b.wait_for_selector("#chat-input:not([disabled])")
+        b.fill("#chat-input", "hello from the rail")
+        b.click("#chat-send")
+        a.wait_for_selector("#chat-list li.ch-spectators button.report")
+        a.click("#chat-list li.ch-spectators button.report")
+        a.click("#report-dialog button.ok")
+        a.wait_for_selector("#chat-error:has-text('Reported. Thank you.')")
+        assert "error" not in (a.get_attribute("#chat-error", "class") or "").split()
+        red = a.evaluate("() => getComputedStyle(document.querySelector('.error') || document.body).color")
+        assert a.evaluate("() => getComputedStyle(document.querySelector('#chat-error')).color") != red
+        # The Leave dialog at an unstaked table says nothing of stakers.
+        a.click("#leave-btn")
+        a.wait_for_selector("#leave-dialog[open]")
+        text = a.inner_text("#leave-dialog")
+        assert "placed last." in text and "staker" not in text, text
+        a.click("#leave-dialog button.cancel")
+        to_arabic(a)
+        assert a.inner_text("#chat-hide-label").strip() == "إخفاء دردشة المشاهدين"
+        assert a.inner_text("#chat-send") == "إرسال"
+        # Too many messages at once: the server's refusal, in Arabic.
+        for i in range(8):
+            a.fill("#chat-input", f"m{i}")
+            a.click("#chat-send")
+        a.wait_for_selector("#chat-error:has-text('رسائل كثيرة')")
+        assert not a.js_errors and not b.js_errors
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_a_new_name_attempt_clears_the_last_refusal(context: Any, server: ServerProcess) -> None:
+    taken = Api.register(server, "Taken Name", "correct horse battery")
+    page = w.open_app(context, server.base)
+    w.sign_in_guest(page, "Renamer")
+    page.click("#account-link")
+    page.wait_for_selector("#account[aria-busy='false']")
+    page.fill("#new-name", taken.account["name"])
+    page.click("#name-btn")
+    page.wait_for_selector("#name-note.error:has-text('That name is taken.')")
+    page.fill("#new-name", "Renamer Again")
+    assert page.inner_text("#name-note") == ""
+    page.click("#name-btn")
+    page.wait_for_selector("#name-note.ok")
+    assert "taken" not in page.inner_text("#name-note")
     assert not page.js_errors

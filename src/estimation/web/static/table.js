@@ -445,7 +445,8 @@ export class TablePage {
     if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
     const v = this.shown;
     const ends = !!(v && v.rules.leaver_ends_match);
-    const lines = [ends ? t("leave_ends_match") : t("leave_bot_plays")];
+    // "Last among the stakers" only where people staked: at an unstaked table, last.
+    const lines = [ends ? t("leave_ends_match") : t(tb.stake ? "leave_bot_plays" : "leave_bot_plays_free")];
     if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
     return lines;
   }
