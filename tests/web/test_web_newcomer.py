@@ -258,3 +258,37 @@ def test_a_new_name_attempt_clears_the_last_refusal(context: Any, server: Server
     page.wait_for_selector("#name-note.ok")
     assert "taken" not in page.inner_text("#name-note")
     assert not page.js_errors
+
+
+# --- a session that ends on another device ------------------------------------------------------------
+def test_a_table_page_whose_session_ends_elsewhere_signs_out(browser: Any, server: ServerProcess) -> None:
+    name, password = "Two Devices", "correct horse battery"
+    Api.register(server, name, password)
+    phone, laptop = w.new_context(browser, phone=True), w.new_context(browser)
+    try:
+        at_table = w.open_app(phone, server.base)
+        at_table.fill("#name", name)
+        at_table.fill("#password", password)
+        at_table.click("#signin-btn")
+        at_table.wait_for_selector("#create-btn")
+        w.create_game(at_table, "koutchina", "micro", bots=3, level="random", turn_seconds=0)
+        at_table.wait_for_selector(".table-page .bar")
+        other = w.open_app(laptop, server.base)
+        other.fill("#name", name)
+        other.fill("#password", password)
+        other.click("#signin-btn")
+        other.wait_for_selector("#create-btn")
+        other.click("#account-link")
+        other.click("#signout-all-btn")
+        other.click("#signout-all-dialog button.ok")
+        other.wait_for_selector("#guest-btn")
+        # The table's page: signed out, at the sign-in page, its header naming nobody.
+        at_table.wait_for_selector("#guest-btn", timeout=10_000)
+        assert not at_table.locator("#account-link").count()
+        assert "signed out" in at_table.inner_text(".toasts")
+        assert not at_table.locator(".table-page").count()
+        shot(at_table, "signed-out-phone")
+        assert not at_table.js_errors and not other.js_errors
+    finally:
+        phone.close()
+        laptop.close()

@@ -11,6 +11,10 @@ import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
 import { serverText } from "./errors.js";
+import { toast } from "./lobbyfeed.js";
+
+/** Error codes that end the page's session (signed out everywhere, the account deleted, expired). */
+const SESSION_ENDED = new Set(["signed_out", "session_expired"]);
 
 /** Error codes that answer a chat message: shown under the chat, not over the table. */
 const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced", "chat_rate_limited"]);
@@ -220,6 +224,10 @@ export class TablePage {
         this.savePending();
         break;
       case "error":
+        if (SESSION_ENDED.has(msg.code) || (msg.code === "unauthorized" && !/chat/.test(msg.message) && session())) {
+          this.signedOut();
+          break;
+        }
         if (CHAT_ERRORS.has(msg.code) || (msg.code === "unauthorized" && /chat/.test(msg.message))) {
           this.chat.refused(msg.code === "unauthorized" ? t("e_chat_sign_in") : serverText(msg.code, msg.message));
           break;
@@ -232,6 +240,17 @@ export class TablePage {
         this.chat.handle(msg);
         break;
     }
+  }
+
+  /** This device's session ended elsewhere (signed out everywhere, the account deleted): not "Connecting…"
+   *  forever under the old name, but signed out, with a note, at the sign-in page. */
+  signedOut() {
+    store.del("session");
+    store.del("table");
+    this.destroy();
+    toast(t("e_signed_out"), { id: "signed-out", ms: 10000 });
+    if (location.hash !== "#/") location.hash = "#/";
+    else window.dispatchEvent(new HashChangeEvent("hashchange"));
   }
 
   noteEvents(events) {
