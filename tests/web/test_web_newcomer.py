@@ -292,3 +292,43 @@ def test_a_table_page_whose_session_ends_elsewhere_signs_out(browser: Any, serve
     finally:
         phone.close()
         laptop.close()
+
+
+# --- the match's end, and its replay ------------------------------------------------------------------
+def play_to_match_end(page: Any, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not page.locator("#match-end[open]").count():
+        assert time.monotonic() < deadline, "the match did not end in time"
+        w.close_dialogs(page)
+        acts = page.locator(w.ACTIONABLE)
+        if acts.count():
+            with contextlib.suppress(Exception):
+                acts.first.click(timeout=2000)
+        else:
+            page.wait_for_timeout(30)
+
+
+def test_the_match_end_bar_and_the_replays_breakdown(context: Any, server: ServerProcess) -> None:
+    page = w.open_app(context, server.base)
+    w.sign_in_guest(page, "Finisher")
+    tid = w.create_game(page, "koutchina", "micro", bots=3, level="random", turn_seconds=0)
+    play_to_match_end(page)
+    mults = page.eval_on_selector_all("#match-end table.sheet tbody td.c-mult",
+                                      "els => els.map(e => e.textContent)")
+    bar = page.inner_text(".bar")
+    assert bar.count("Game over") == 1, bar
+    assert page.inner_text("#multiplier") == f"Multiplier {mults[-1]}", (mults, bar)
+    assert page.inner_text("#board-mult") == mults[-1]
+    # The replay, in round 2: the breakdown under the felt is round 1's, and says so.
+    page.goto(f"{server.base}/?pause={w.PAUSE_MS}#/replay/{tid}")
+    page.wait_for_selector("#rp-rnext")
+    def shown_round() -> int:
+        return int(re.findall(r"\d+", page.inner_text(".replay-page .bar span:first-child"))[0])
+
+    for _ in range(4):
+        if shown_round() == 2 and page.locator("#rp-breakdown-title").count():
+            break
+        page.click("#rp-rnext" if shown_round() < 2 else "#rp-next")
+    assert page.inner_text("#rp-breakdown-title") == "Round 1: scores · the last round scored"
+    assert page.locator(".replay-page table.breakdown[data-round='1']").count()
+    assert not page.js_errors

@@ -90,6 +90,8 @@ export function scoreboard(v, me, seats, clockSeat) {
   const est = v.estimates;
   const total = est.reduce((a, b) => a + (b ?? 0), 0);
   const inPlay = v.phase === "play";
+  const lastRound = v.results[v.results.length - 1];
+  const mult = v.over && lastRound ? lastRound.multiplier : v.multiplier; // over: the last round's
   const cell = (s, cls, ...body) => h("td", { class: cls, "data-seat": s }, ...body);
   const bidOf = (s) => {
     if (v.phase === "auction" || v.phase === "dash" || v.phase === "declare") return last[s] ? shortAction(last[s], v) : "–";
@@ -101,7 +103,7 @@ export function scoreboard(v, me, seats, clockSeat) {
   return h("section", { class: "scoreboard", id: "scoreboard", "aria-label": t("scoreboard") },
     h("table", { class: "board" },
       h("thead", {}, h("tr", {}, h("th", {}, h("span", {
-        class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${v.multiplier}`)),
+        class: `mult${mult > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${mult}`)),
       SEATS.map((s) => h("th", { scope: "col", "data-seat": s,
         class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}${v.sides ? ` side-${sideOf(v.sides.seats, s)}` : ""}` },
         h("span", { class: "pname" }, v.players[s]),

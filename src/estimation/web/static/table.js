@@ -25,6 +25,12 @@ const POS = ["bottom", "right", "top", "left"];
 //: Seconds left on your own clock when the page warns that a bot is about to play for you.
 const WARN_SECONDS = 10;
 
+/** The multiplier the bar shows: the round's; once the match is over, its last round's. */
+function shownMultiplier(v) {
+  const last = v.results[v.results.length - 1];
+  return v.over && last ? last.multiplier : v.multiplier;
+}
+
 /** The trick just completed by this update, if any: four cards and who took them. */
 function completedTrick(prev, next, events) {
   if (!prev || !next || !events) return null;
@@ -488,7 +494,8 @@ export class TablePage {
     const tb = this.table;
     const mine = this.myTurn();
     const meSeat = tb && this.seat !== null ? tb.seats[this.seat] : null;
-    const turn = v.over ? t("phase_over")
+    // Over: the phase says "Game over" (once), and the multiplier is the last round's, not a next one's.
+    const turn = v.over ? ""
       : v.to_move === null ? "" : mine ? t("your_turn")
         : v.to_move === this.seat ? (meSeat && meSeat.away ? t("bot_playing_for_you") : "…")
           : t("waiting_for", { name: v.players[v.to_move] });
@@ -498,7 +505,7 @@ export class TablePage {
       h("span", { class: "kind", id: "round-kind" }, kind),
       h("span", { class: "trump", id: "trump" }, `${t("trump")}: `,
         v.trump ? h("strong", { class: `suit-${v.trump}`, "data-trump": v.trump }, trumpText(v.trump)) : h("span", { "data-trump": "" }, t("trump_open"))),
-      h("span", { class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "multiplier" }, `${t("multiplier")} ×${v.multiplier}`),
+      h("span", { class: `mult${shownMultiplier(v) > 1 ? " hot" : ""}`, id: "multiplier" }, `${t("multiplier")} ×${shownMultiplier(v)}`),
       tb && tb.stake ? h("span", { class: "pot", id: "pot" }, t("stake_pot", { s: tb.stake, p: tb.pot })) : null,
       // egyptian's Dash is not a Dash Call: its offers are named for what they are.
       h("span", { class: "phase" }, t(v.phase === "dash" && offerIsDash(v) ? "phase_dash_offer" : `phase_${v.phase}`)),
