@@ -332,3 +332,77 @@ def test_the_match_end_bar_and_the_replays_breakdown(context: Any, server: Serve
     assert page.inner_text("#rp-breakdown-title") == "Round 1: scores · the last round scored"
     assert page.locator(".replay-page table.breakdown[data-round='1']").count()
     assert not page.js_errors
+
+
+# --- a phone: tables wider than the screen say so -------------------------------------------------------
+def test_a_phones_wide_tables_say_they_scroll_sideways(browser: Any, server: ServerProcess) -> None:
+    ctx = w.new_context(browser, phone=True)
+    try:
+        page = w.open_app(ctx, server.base)
+        w.sign_in_guest(page, "Pocket")
+        page.wait_for_selector("#create-btn")
+        page.check("#partners")
+        w.create_game(page, "koutchina", "micro", bots=3, level="random", turn_seconds=0)
+        play_to_round_end(page)
+        page.wait_for_timeout(200)
+        shot(page, "round-end-phone")
+        for dialog in ("#round-end", "#sheet"):
+            if dialog == "#sheet":
+                page.click("#round-end button.close")
+                page.click("#sheet-btn")
+                page.wait_for_selector("#sheet[open]")
+                shot(page, "sheet-phone")
+            wide = page.eval_on_selector_all(
+                f"{dialog} table", "els => els.map(e => [e.className, e.scrollWidth > e.clientWidth + 1,"
+                " !!(e.previousElementSibling"
+                "    && e.previousElementSibling.matches('.scroll-cue:not([hidden])')),"
+                " e.classList.contains('more')])")
+            assert any(over for _, over, _, _ in wide), (dialog, wide)  # the phone is too narrow for it
+            for cls, over, cue, faded in wide:
+                assert cue == over and faded == over, (dialog, cls, over, cue, faded)
+        # Scrolled to its end, the sheet's cue goes.
+        page.eval_on_selector("#sheet table.sheet", "e => { e.scrollLeft = e.scrollWidth; }")
+        page.wait_for_selector("#sheet p.scroll-cue[hidden]", state="attached")
+        assert not page.js_errors
+    finally:
+        ctx.close()
+
+
+# --- 1280x900: the auction's panel, the hand and the tools fit under the bar ----------------------------
+def test_at_1280_by_900_the_auction_panel_leaves_the_hand_and_tools_in_sight(browser: Any,
+                                                                            server: ServerProcess) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(20_000)
+    try:
+        page = w.open_app(ctx, server.base)
+        w.sign_in_guest(page, "Bidder")
+        w.create_game(page, "egyptian", None, bots=3, level="random", turn_seconds=0)
+        checked = set()
+        deadline = time.monotonic() + 60
+        while len(checked) < 2 and time.monotonic() < deadline:
+            page.wait_for_selector("#nodash-btn, #bid-panel button:not([disabled]), #estimate-picker, "
+                                   "#round-end[open]")
+            w.close_dialogs(page)
+            if page.locator("#nodash-btn").count():
+                with contextlib.suppress(Exception):
+                    page.click("#nodash-btn", timeout=2000)
+                continue
+            panel = "#bid-panel" if page.locator("#bid-panel").count() else "#estimate-picker"
+            if panel in checked or not page.locator(panel).count():
+                with contextlib.suppress(Exception):
+                    page.locator("#pass-btn, #estimate-picker button.est-btn:not([disabled])").first.click(
+                        timeout=2000)
+                continue
+            page.wait_for_timeout(100)
+            box = page.evaluate("() => ({ y: scrollY, h: innerHeight,"
+                                " bar: document.querySelector('.bar').getBoundingClientRect().top,"
+                                " hand: document.querySelector('.hand').getBoundingClientRect().bottom,"
+                                " tools: document.querySelector('.tools').getBoundingClientRect().bottom })")
+            shot(page, f"fold-{panel[1:]}")
+            assert box["y"] == 0 and box["bar"] >= 0, box
+            assert box["hand"] <= box["h"] and box["tools"] <= box["h"], (panel, box)
+            checked.add(panel)
+        assert checked, "no panel was seen"
+        assert not page.js_errors
+    finally:
+        ctx.close()

@@ -8,7 +8,7 @@ import { h, api, sortHand, cardFace, callText, trumpText } from "./common.js";
 import { describeAction } from "./describe.js";
 import { t, getLang } from "./i18n.js";
 import { rulesetInfo, roundsOf } from "./rulesets.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf, scrollCues } from "./sheet.js";
 
 const RANK = "23456789TJQKA";
 /** Where each seat sits, seen from seat 0 at the bottom: RULES.md puts seat+1 on the RIGHT (play runs
@@ -188,5 +188,6 @@ export class ReplayPage {
       h("h2", {}, t("score_sheet")), scoreSheet(done, names, null, sides ? sides.seats : null)];
     // replaceChildren() writes a null as the text "null": only real nodes go in.
     this.el.replaceChildren(...parts.filter((x) => x !== null));
+    if (this.el.isConnected) scrollCues(this.el);
   }
 }

@@ -37,6 +37,29 @@ export function breakdownTable(result, players, lines = null) {
       h("td", { class: "c-score" }, h("strong", {}, sign(b.score)))))));
 }
 
+/**
+ * Every table in `root` wider than its box (a phone's round breakdown, a sheet's side columns) gets a cue: a
+ * line above it ("scroll sideways") and its far edge fading out, both gone once it is scrolled to its end.
+ * Call it once `root` is on the page (it measures).
+ */
+export function scrollCues(root) {
+  for (const table of root.querySelectorAll("table")) {
+    const prev = table.previousElementSibling;
+    if (prev && prev.classList.contains("scroll-cue")) prev.remove();
+    table.classList.remove("more");
+    if (table.scrollWidth <= table.clientWidth + 1) continue;
+    const cue = h("p", { class: "scroll-cue", "aria-hidden": "true" }, t("scroll_more"));
+    table.before(cue);
+    const update = () => {
+      const more = Math.abs(table.scrollLeft) + table.clientWidth < table.scrollWidth - 2; // negative in RTL
+      table.classList.toggle("more", more);
+      cue.hidden = !more;
+    };
+    table.addEventListener("scroll", update, { passive: true });
+    update();
+  }
+}
+
 /** A side's name as shown: "Side 1", its partners' names beside it where they are wanted. */
 export function sideName(i) { return t("side_n", { n: i + 1 }); }
 

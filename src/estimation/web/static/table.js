@@ -3,7 +3,7 @@
 import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
   sleep, confirmDialog, num } from "./common.js";
 import { t, getLang } from "./i18n.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames, scrollCues } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
 import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash } from "./board.js";
 import { rulesets } from "./rulesets.js";
@@ -615,6 +615,7 @@ export class TablePage {
     // Open at the top, heading first: focusing the button at the bottom scrolled a long panel past its heading.
     dlg.scrollTop = 0;
     dlg.querySelector("h2").focus({ preventScroll: true });
+    scrollCues(dlg); // a phone's breakdown is wider than the screen: say so
     return dlg;
   }
 
@@ -643,6 +644,7 @@ export class TablePage {
           h("td", {}, describeAction(r.action, v.players, v.verbs), r.action === res.best ? ` ★ ${t("best")}` : ""),
           h("td", {}, num(r.expected_score.toFixed(1))), h("td", {}, num(r.expected_tricks.toFixed(1))),
           h("td", { class: "odds" }, odds(r.tricks)))))));
+    scrollCues(box);
   }
 
   lastTrick() {
