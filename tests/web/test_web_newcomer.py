@@ -406,3 +406,43 @@ def test_at_1280_by_900_the_auction_panel_leaves_the_hand_and_tools_in_sight(bro
         assert not page.js_errors
     finally:
         ctx.close()
+
+
+# --- the profile's By ruleset table at 1280 px ----------------------------------------------------------
+def _finished_game(api: Api, ruleset: str, length: str) -> None:
+    """A game that plays itself: we sit with three bots and a one-second clock and never act."""
+    tid = api.create_table(ruleset=ruleset, length=length, bot_seats=[1, 2, 3], bot_level="random",
+                           turn_seconds=1)["id"]
+    api.join(tid, seat=0)
+    deadline = time.monotonic() + 120
+    while api.ok(api.get(f"/api/tables/{tid}"))["status"] != "finished":
+        assert time.monotonic() < deadline, f"table {tid} did not finish"
+        time.sleep(0.3)
+
+
+def test_the_profiles_by_ruleset_table_fits_its_card_at_1280(browser: Any, web_server: ServerProcess) -> None:
+    player = Api.guest(web_server, "Two Rulesets")
+    _finished_game(player, "koutchina", "micro")
+    _finished_game(player, "egyptian", "standard")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        for lang in ("en", "ar"):
+            page = w.open_app(ctx, web_server.base)
+            page.wait_for_selector("#create-btn, #guest-btn")
+            if not page.locator("#create-btn").count():
+                w.sign_in_guest(page, "Looker")
+            if lang == "ar":
+                to_arabic(page)
+            page.goto(f"{web_server.base}/?pause={w.PAUSE_MS}#/player/{player.id}")
+            page.wait_for_selector("#profile-rulesets tr[data-ruleset='egyptian']")
+            table, card = page.eval_on_selector(
+                "#profile-rulesets", "e => [e.getBoundingClientRect().toJSON(),"
+                " e.closest('.panel').getBoundingClientRect().toJSON()]")
+            assert card["left"] <= table["left"] and table["right"] <= card["right"], (lang, table, card)
+            shot(page, f"profile-{lang}")
+            page.click("#profile-rulesets a[href='#/leaderboard/egyptian']")
+            page.wait_for_url(re.compile(r"#/leaderboard/egyptian"))
+            assert not page.js_errors
+            page.close()
+    finally:
+        ctx.close()
