@@ -446,3 +446,29 @@ def test_the_profiles_by_ruleset_table_fits_its_card_at_1280(browser: Any, web_s
             page.close()
     finally:
         ctx.close()
+
+
+# --- the rules page from a Partners table -----------------------------------------------------------------
+def test_the_rules_page_from_a_partners_table_speaks_of_partners(context: Any, server: ServerProcess) -> None:
+    page = w.open_app(context, server.base)
+    w.sign_in_guest(page, "Partner")
+    page.wait_for_selector("#create-btn")
+    page.check("#partners")
+    w.create_game(page, "egyptian", None, bots=3, level="random", turn_seconds=0)
+    page.wait_for_selector("#rules-link")
+    href = page.get_attribute("#rules-link", "href")
+    assert href == "#/rules/egyptian/partners", href
+    page.goto(f"{server.base}/?pause={w.PAUSE_MS}{href}")
+    page.wait_for_selector("#rules-partners")
+    overview = page.inner_text("#rules-overview + *")
+    assert "no partners" not in overview and "partners sit opposite" in overview, overview
+    assert page.inner_text("#rules-partners-note") == "This table is a Partners table."
+    section = page.inner_text("#rules-partners + *") + page.inner_text("#rules-partners ~ ul")
+    assert "placed 2nd" in section, section
+    shot(page, "rules-partners")
+    # The rules page on its own: no partners at an ordinary table, and the Partners section still there.
+    page.goto(f"{server.base}/?pause={w.PAUSE_MS}#/rules/egyptian")
+    page.wait_for_selector("#rules-partners")
+    assert "no partners" in page.inner_text("#rules-overview + *")
+    assert not page.locator("#rules-partners-note").count()
+    assert not page.js_errors

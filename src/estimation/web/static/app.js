@@ -100,7 +100,7 @@ async function route() {
   const hash = location.hash || "#/";
   let m;
   if ((m = /^#\/calc/.exec(hash))) { current = new CalcPage(main); return; }
-  if ((m = /^#\/rules\/?(\w*)/.exec(hash))) { current = new RulesPage(main, m[1] || "koutchina"); return; }
+  if ((m = /^#\/rules\/?(\w*)(\/partners)?/.exec(hash))) { current = new RulesPage(main, m[1] || "koutchina", !!m[2]); return; }
   if ((m = /^#\/replay\/(\d+)/.exec(hash))) { current = new ReplayPage(main, Number(m[1])); return; }
   if ((m = /^#\/player\/(\d+)/.exec(hash))) { current = new ProfilePage(main, Number(m[1])); return; }
   if ((m = /^#\/leaderboard(?:\/(\w+))?(?:\/(winrate|level))?(?:\/(\d+))?/.exec(hash))) {

@@ -582,7 +582,9 @@ export class TablePage {
         onclick: () => this.roundEnd() }, t("round_scores"), " (R)") : null,
       h("button", { type: "button", id: "sound-btn", "aria-pressed": muted ? "true" : "false",
         onclick: () => { saveSettings({ sound: muted }); this.render(); } }, muted ? `♪̸ ${t("sound_off")}` : `♪ ${t("sound_on")}`),
-      h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}`, target: "_blank", rel: "noopener" }, t("rules")),
+      // A Partners table's rules speak of sides.
+      h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}${v.sides ? "/partners" : ""}`, target: "_blank",
+        rel: "noopener" }, t("rules")),
       // The page shell owns the Settings dialog: asked for by an event, so the table never imports the shell.
       h("button", { type: "button", id: "table-settings-btn", onclick: () => window.dispatchEvent(new Event("est:settings")) },
         t("settings")),
