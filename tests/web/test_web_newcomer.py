@@ -472,3 +472,36 @@ def test_the_rules_page_from_a_partners_table_speaks_of_partners(context: Any, s
     assert "no partners" in page.inner_text("#rules-overview + *")
     assert not page.locator("#rules-partners-note").count()
     assert not page.js_errors
+
+
+# --- an invite link opened while signed out -------------------------------------------------------------
+def test_an_invite_link_opened_signed_out_says_so_and_seats_the_person(browser: Any,
+                                                                      server: ServerProcess) -> None:
+    host_ctx, guest_ctx = w.new_context(browser), w.new_context(browser)
+    try:
+        host = w.open_app(host_ctx, server.base)
+        w.sign_in_guest(host, "Host")
+        tid = w.create_game(host, "koutchina", "micro", bots=1, level="random", private=True)
+        host.wait_for_selector("#invite-link")
+        link = host.input_value("#invite-link")
+        errors: list[str] = []
+        friend = guest_ctx.new_page()
+        friend.on("pageerror", lambda e: errors.append(str(e)))
+        friend.goto(link)
+        friend.wait_for_selector("#invite-note")
+        said = friend.inner_text("#invite-note")
+        assert said == (f"You were invited to table {tid}: sign in, or play as a guest, "
+                        "and your seat is taken for you."), said
+        shot(friend, "invite-signed-out")
+        friend.fill("#name", "Friend")
+        friend.click("#guest-btn")
+        friend.wait_for_url(re.compile(rf"#/table/{tid}$"))
+        # Seated without a click: the table's page shows the seat as theirs, with nothing left to sit in.
+        friend.wait_for_selector(".seat-list li[data-seat='1']:has-text('Friend'), "
+                                 ".seat-list li[data-seat='2']:has-text('Friend')")
+        assert not friend.locator(".seat-list button.sit").count()
+        host.wait_for_selector(".seat-list li:has-text('Friend')")
+        assert not errors and not host.js_errors
+    finally:
+        host_ctx.close()
+        guest_ctx.close()

@@ -108,9 +108,16 @@ async function route() {
     return;
   }
   // An invite link: keep its code for this table (the hash never reaches the server's logs), then the table.
+  // Signed out, the sign-in page says so first; signed in, the invited person is seated, then the table.
   if ((m = /^#\/join\/(\d+)\/([\w-]{1,64})$/.exec(hash))) {
-    store.set(`invite.${m[1]}`, decodeURIComponent(m[2]));
-    if (session()) { location.replace(`#/table/${m[1]}`); return; }
+    const id = Number(m[1]);
+    const code = decodeURIComponent(m[2]);
+    store.set(`invite.${id}`, code);
+    if (!session()) { signInPage(id); return; }
+    const page = { destroy() { this.gone = true; } };
+    current = page;
+    takeInvite(id, code).finally(() => { if (!page.gone) location.replace(`#/table/${id}`); });
+    return;
   }
   if (!session()) { signInPage(); return; }
   if ((m = /^#\/table\/(\d+)/.exec(hash))) { current = new TablePage(main, Number(m[1])); return; }
@@ -126,7 +133,20 @@ async function route() {
 
 function errorBox() { return h("p", { class: "error", role: "alert" }); }
 
-function signInPage() {
+/** An invite link's seat: taken for the person who followed it, unless it costs a stake (that is their own
+ *  click, "Sit here (stake N)", at the table) or they are seated there already. */
+async function takeInvite(id, code) {
+  try {
+    const tb = await api("GET", `/api/tables/${id}`, undefined, { "X-Invite-Code": code });
+    const me = session();
+    if (!me || tb.status !== "open" || (tb.stake > 0 && !me.account.guest)) return;
+    if (tb.seats.some((s) => s.account_id === me.account.id && !s.left)) return;
+    await api("POST", `/api/tables/${id}/join`, { seat: null, stake: false, invite: code });
+  } catch { /* full, started, gone, seated elsewhere: the table's page says what it is */ }
+}
+
+/** `invitedTo`: an invite link's table, said before signing in (and taken after it). */
+function signInPage(invitedTo = null) {
   const err = errorBox();
   const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true, maxlength: 32 });
   const pw = h("input", { id: "password", type: "password", autocomplete: "current-password", minlength: 8 });
@@ -139,7 +159,9 @@ function signInPage() {
     } catch (e) { err.textContent = t("error", { m: e.message }); }
   };
   main.append(h("section", { class: "card-panel signin" },
-    h("h1", {}, t("welcome_title")), h("p", {}, t("welcome_text")),
+    h("h1", {}, t("welcome_title")),
+    invitedTo !== null ? h("p", { class: "invite-note", id: "invite-note", role: "status" }, t("invited_signin", { n: invitedTo })) : null,
+    h("p", {}, t("welcome_text")),
     h("label", { for: "name" }, t("name")), name,
     h("label", { for: "password" }, t("password")), pw,
     h("div", { class: "row" },

@@ -42,8 +42,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
+export async function api(method, path, body, extraHeaders = {}) {
+  const headers = { "Content-Type": "application/json", ...extraHeaders };
   const s = session();
   if (s && s.token) headers.Authorization = `Bearer ${s.token}`;
   let r, data;

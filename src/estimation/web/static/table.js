@@ -420,6 +420,9 @@ export class TablePage {
       h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`, tb.private ? ` · ${t("private")}` : ""),
       h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
       this.botsAt !== null && tb.status === "open" ? h("p", { class: "bots-countdown", id: "bots-countdown" }) : null,
+      // Here by an invite link and not seated (a stake is their own choice): say they were invited.
+      !mine && !creator && tb.status === "open" && store.get(`invite.${tb.id}`)
+        ? h("p", { class: "invite-note", id: "invited-note" }, t("invited_table")) : null,
       stakeNote,
       h("ul", { class: "seat-list" }, tb.seats.map((s) => h("li", { "data-seat": s.seat }, `${t("seat")} ${s.seat + 1}: `,
         s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat"), " ",
