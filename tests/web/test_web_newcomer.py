@@ -319,6 +319,8 @@ def test_the_match_end_bar_and_the_replays_breakdown(context: Any, server: Serve
     assert bar.count("Game over") == 1, bar
     assert page.inner_text("#multiplier") == f"Multiplier {mults[-1]}", (mults, bar)
     assert page.inner_text("#board-mult") == mults[-1]
+    # Play again says, before the click, that its table is private.
+    assert "private table" in page.inner_text("#rematch-note")
     # The replay, in round 2: the breakdown under the felt is round 1's, and says so.
     page.goto(f"{server.base}/?pause={w.PAUSE_MS}#/replay/{tid}")
     page.wait_for_selector("#rp-rnext")
@@ -483,6 +485,7 @@ def test_an_invite_link_opened_signed_out_says_so_and_seats_the_person(browser: 
         w.sign_in_guest(host, "Host")
         tid = w.create_game(host, "koutchina", "micro", bots=1, level="random", private=True)
         host.wait_for_selector("#invite-link")
+        assert "not listed in the lobby" in host.inner_text("#private-note")  # a private table says so
         link = host.input_value("#invite-link")
         errors: list[str] = []
         friend = guest_ctx.new_page()

@@ -419,6 +419,7 @@ export class TablePage {
     return h("section", { class: "card-panel waiting" },
       h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`, tb.private ? ` · ${t("private")}` : ""),
       h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
+      tb.private && tb.status === "open" ? h("p", { class: "muted", id: "private-note" }, t("private_note")) : null,
       this.botsAt !== null && tb.status === "open" ? h("p", { class: "bots-countdown", id: "bots-countdown" }) : null,
       // Here by an invite link and not seated (a stake is their own choice): say they were invited.
       !mine && !creator && tb.status === "open" && store.get(`invite.${tb.id}`)
@@ -725,6 +726,8 @@ export class TablePage {
       h("div", { class: "row" }, h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")),
         this.seat !== null ? h("button", { type: "button", class: "primary", id: "rematch-btn", onclick: () => this.playAgain() },
           t("play_again")) : null),
+      // Said before the click: the new table is private (not in the lobby) and for this table's players.
+      this.seat !== null ? h("p", { class: "muted", id: "rematch-note" }, t("rematch_private_note")) : null,
       h("div", { id: "rematch-box" }));
     this.renderRematch();
   }
