@@ -508,3 +508,36 @@ def test_an_invite_link_opened_signed_out_says_so_and_seats_the_person(browser: 
     finally:
         host_ctx.close()
         guest_ctx.close()
+
+
+# --- a table's name ---------------------------------------------------------------------------------------
+def test_a_creator_names_a_table_shown_as_text_in_the_lobby_and_at_the_table(browser: Any,
+                                                                            server: ServerProcess) -> None:
+    maker_ctx, other_ctx = w.new_context(browser), w.new_context(browser)
+    name = "<b>Friday</b> night"
+    try:
+        maker = w.open_app(maker_ctx, server.base)
+        w.sign_in_guest(maker, "Namer")
+        maker.fill("#table-name", "\u0410nn's table")  # a Cyrillic A among Latin letters: refused, said why
+        maker.click("#create-btn")
+        said = "Table name: mixes letters of different scripts"
+        maker.wait_for_selector(f".lobby .side > .error:has-text('{said}')")
+        maker.fill("#table-name", name)
+        tid = w.create_game(maker, "koutchina", "micro", bots=2, level="random", turn_seconds=0)
+        maker.wait_for_selector(".waiting h1 .table-name")
+        assert maker.inner_text(".waiting h1 .table-name") == name
+        assert not maker.locator(".waiting h1 b").count()  # text, never markup
+        other = w.open_app(other_ctx, server.base)
+        w.sign_in_guest(other, "Browser")
+        row = f"#open-tables li[data-table='{tid}']"
+        other.wait_for_selector(f"{row} .table-name")
+        assert other.inner_text(f"{row} .table-name") == name and not other.locator(f"{row} b").count()
+        shot(other, "lobby-table-name")
+        other.click(f"{row} button.join")
+        other.wait_for_selector(".table-page .bar #table-title")  # four seats: the game starts
+        assert other.inner_text("#table-title") == name
+        shot(other, "table-name-bar")
+        assert not maker.js_errors and not other.js_errors
+    finally:
+        maker_ctx.close()
+        other_ctx.close()

@@ -315,7 +315,8 @@ class Hub:
 
     async def create_table(self, account_id: int, ruleset: str, length: str | None, stake: int,
                            private: bool, bot_seats: list[int], bot_level: str,
-                           turn_seconds: int, partners: bool = False) -> TableRuntime:
+                           turn_seconds: int, partners: bool = False,
+                           name: str | None = None) -> TableRuntime:
         if ruleset not in RULESETS:
             raise TableError("bad_rules", f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})", 422)
         cls = RULESETS[ruleset]
@@ -333,7 +334,8 @@ class Hub:
                 raise TableError("too_many_tables", f"you have {cap} open tables already: start or leave "
                                                     "one of them first", 429)
             row = Table(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
-                        bot_level=bot_level, turn_seconds=turn_seconds, partners=partners, status="open",
+                        bot_level=bot_level, turn_seconds=turn_seconds, partners=partners, name=name,
+                        status="open",
                         version=0, pot=0,
                         paid_out=False, record=None, created_by=account_id, created_at=utcnow())
             db.add(row)
@@ -345,7 +347,7 @@ class Hub:
                             staked=False, away=False, left=False))
             table_id = row.id
         rules = Rules(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
-                      bot_level=bot_level, turn_seconds=turn_seconds, partners=partners)
+                      bot_level=bot_level, turn_seconds=turn_seconds, partners=partners, name=name)
         seats = [SeatState(is_bot=s in names, name=names.get(s)) for s in range(4)]
         runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
         async with self._loading:

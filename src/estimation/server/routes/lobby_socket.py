@@ -61,6 +61,7 @@ async def snapshot(hub: Hub) -> list[dict[str, Any]]:
         else:
             public = {"id": r.id, "ruleset": r.ruleset, "length": r.length, "stake": r.stake,
                       "private": r.private, "bot_level": r.bot_level, "turn_seconds": r.turn_seconds,
+                      "partners": r.partners, "name": r.name,
                       "status": r.status, "version": r.version, "pot": r.pot, "payout": None,
                       "seats": by_table[r.id]}
         out.append(lobby_entry(public, hub.social.bots_at.get(r.id)))

@@ -31,6 +31,7 @@ from .deps import (
     Invite,
     Limit,
     Me,
+    Name,
     Offset,
     Strict,
     TableId,
@@ -52,6 +53,9 @@ class TableIn(Strict):
         default_factory=list, description="Seats filled by bots from the start (at most three).")
     bot_level: Annotated[str, Field(max_length=32)] = "random"
     turn_seconds: Annotated[int, Field(ge=0, le=3600, description="The turn clock; 0: none.")] = 60
+    name: Name | None = Field(None, description="A name for the table, shown in the lobby and at the table: "
+                                                "checked as a player's name is (1-32 characters, no "
+                                                "look-alikes, controls or direction overrides).")
     partners: bool = Field(False, description="A partnership table (RULES.md, Partnerships): seats 0+2 play "
                                               "against 1+3; standings, history and the pot are by side. A "
                                               "player who asks for no seat sits opposite a human who has no "
@@ -92,8 +96,8 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
     for s in sorted(seats, key=lambda s: (s.table_id, s.seat)):
         by_table[s.table_id].append(SeatOut(seat=s.seat, name=s.name, account_id=s.account_id, bot=s.is_bot,
                                             staked=s.staked, away=s.away, left=s.left))
-    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, partners=r.partners, stake=r.stake,
-                     private=r.private,
+    return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, partners=r.partners, name=r.name,
+                     stake=r.stake, private=r.private,
                      bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
                      pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None)
             for r in rows]
@@ -118,7 +122,7 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
     limit_creating("table", hub, request)
     runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
                                      sorted(body.bot_seats), body.bot_level, body.turn_seconds,
-                                     body.partners)
+                                     body.partners, body.name)
     return table_out(runtime.public(), runtime.rules.invite_code)
 
 

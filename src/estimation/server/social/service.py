@@ -239,7 +239,8 @@ class Social:
                 await self.hub.not_seated_elsewhere(me.id, None)
                 bots = [s.seat for s in seats if s.is_bot and s.account_id is None]
                 runtime = await self.hub.create_table(
-                    me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds)
+                    me.id, old.ruleset, old.length, old.stake, True, bots, old.bot_level, old.turn_seconds,
+                    old.partners, old.name)
                 async with self.hub.session() as db, db.begin():
                     won = await db.execute(update(Table)
                                            .where(Table.id == table_id, Table.rematch_id.is_not_distinct_from(

@@ -81,6 +81,8 @@ class Rules:
     #: A partnership table (RULES.md, Partnerships): seats 0+2 against 1+3, standings, history and the pot
     #: by side.
     partners: bool = False
+    #: The name its creator gave it (checked as a player's name is), or None.
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

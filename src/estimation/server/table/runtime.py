@@ -123,7 +123,8 @@ class TableRuntime:
         return {
             "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
             "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
-            "turn_seconds": self.rules.turn_seconds, "partners": self.rules.partners, "status": self.status,
+            "turn_seconds": self.rules.turn_seconds, "partners": self.rules.partners, "name": self.rules.name,
+            "status": self.status,
             "version": self.version,
             "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
             "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,

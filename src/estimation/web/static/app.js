@@ -2,11 +2,12 @@
 // #/account), sign-in, lobby, settings.
 import { h, api, store, session, settings, saveSettings, ApiError } from "./common.js";
 import { t, setLang, getLang } from "./i18n.js";
+import { serverText } from "./errors.js";
 import { TablePage } from "./table.js";
 import { ReplayPage } from "./replay.js";
 import { CalcPage } from "./calc.js";
 import { RulesPage } from "./rules.js";
-import { LobbyFeed, LiveTables, quickPlayPanel, rematchToast, seatsLine, rulesLine, playerLink } from "./lobbyfeed.js";
+import { LobbyFeed, LiveTables, quickPlayPanel, rematchToast, seatsLine, rulesLine, playerLink, tableTitle } from "./lobbyfeed.js";
 import { ProfilePage } from "./profile.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { AccountPage } from "./account.js";
@@ -224,9 +225,13 @@ async function lobbyPage() {
   const least = limits.min_turn_seconds;
   const clockNote = least > 1 ? h("small", { class: "muted", id: "clock-note" }, t("clock_min_note", { n: least })) : null;
   const priv = h("input", { id: "private", type: "checkbox" });
+  // A name is optional; the server checks it as it checks a player's name (names.shown), at most 32 characters.
+  const tname = h("input", { id: "table-name", name: "table-name", maxlength: 32, autocomplete: "off",
+    placeholder: t("table_name_hint") });
   // Partners sit opposite: seats 1+3 against 2+4 (RULES.md, Partnerships); bots take seats 2-4 as usual.
   const partners = h("input", { id: "partners", type: "checkbox" });
   form.append(h("h2", {}, t("create_table")),
+    h("label", {}, t("table_name"), tname),
     h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake), stakeNote,
     h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock), clockNote,
     h("label", { class: "inline" }, priv, " ", t("private")),
@@ -245,11 +250,16 @@ async function lobbyPage() {
       const n = Number(nbots.value);
       const table = await api("POST", "/api/tables", { ruleset: rs.value, length: len.value, stake: Number(stake.value) || 0,
         private: priv.checked, ...(partners.checked ? { partners: true } : {}), bot_seats: [1, 2, 3].slice(0, n), bot_level: level.value,
-        turn_seconds: Number(clock.value) || 0 });
+        turn_seconds: Number(clock.value) || 0, ...(tname.value.trim() ? { name: tname.value.trim() } : {}) });
       if (table.invite_code) store.set(`invite.${table.id}`, table.invite_code);
       await api("POST", `/api/tables/${table.id}/join`, { seat: 0, stake: table.stake > 0 && !me.account.guest });
       location.hash = `#/table/${table.id}`;
-    } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+    } catch (ex) {
+      // The body's "name" is the table's: said as "Table name: ...", not a player's "Name: ...".
+      const d = ex.body && Array.isArray(ex.body.detail)
+        ? ex.body.detail.map((x) => (x.loc && x.loc[1] === "name" ? { ...x, loc: ["body", "table_name"] } : x)) : null;
+      err.textContent = t("error", { m: d ? serverText(null, null, d) : ex.message });
+    }
   });
 
   // Tables: open (join, watch) and playing (watch) live from the lobby socket; mine and finished (replay)
@@ -281,7 +291,7 @@ async function lobbyPage() {
           `${t("total")} ${g.total} · ${t("place")} ${g.place} `, replayBtn(g.table_id)))) : h("p", { class: "muted" }, t("none"))),
       h("section", { class: "tables", id: "finished-tables" }, h("h2", {}, t("finished_tables")),
         others.length ? h("ul", {}, others.map((tb) => h("li", { "data-table": tb.id },
-          h("strong", {}, t("table_n", { n: tb.id })), " ", rulesLine(tb), h("br"), seatsLine(tb), " ", replayBtn(tb.id))))
+          tableTitle(tb), " ", rulesLine(tb), h("br"), seatsLine(tb), " ", replayBtn(tb.id))))
           : h("p", { class: "muted" }, t("none"))));
   };
   let pastTimer = null;

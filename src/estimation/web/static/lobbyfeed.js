@@ -31,6 +31,18 @@ export function seatsLine(table) {
 }
 
 /** What a table plays: ruleset, length, stake. */
+/** A table's name as its creator gave it, as text in a <bdi> (its own direction never reorders the line
+ *  around it), or null: a table without a name is its number only. */
+export function tableName(table) {
+  return table && table.name ? h("bdi", { class: "table-name", "data-name": "" }, table.name) : null;
+}
+
+/** "Table 12" and its name, the lobby's heading of a table. */
+export function tableTitle(table) {
+  const name = tableName(table);
+  return [h("strong", {}, t("table_n", { n: table.id })), name ? [" · ", name, " ·"] : null];
+}
+
 export function rulesLine(table) {
   return [`${table.ruleset} · ${table.length}`, table.partners ? ` · ${t("partners")}` : "",
     table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
@@ -180,12 +192,12 @@ export class LiveTables {
   row(tb) {
     const quick = tb.quickplay && tb.status === "open" && tb.botsAt !== null;
     const li = h("li", { "data-table": tb.id, "data-status": tb.status, class: quick ? "quick" : null },
-      h("strong", {}, t("table_n", { n: tb.id })), " ", rulesLine(tb),
+      tableTitle(tb), " ", rulesLine(tb),
       tb.quickplay ? [" ", h("span", { class: "chip quick-chip" }, t("s_qp_badge"))] : "",
       quick ? [" ", h("span", { class: "bots-in", "data-at": tb.botsAt }, t("s_bots_in", { s: secondsUntil(tb.botsAt) }))] : "",
       h("br"), seatsLine(tb), " ",
       tb.status === "open" ? this.openButtons(tb) : this.playingButtons(tb));
-    li.dataset.sig = JSON.stringify([tb.status, tb.version, tb.seats, quick ? Math.round(tb.botsAt / 1000) : null]);
+    li.dataset.sig = JSON.stringify([tb.status, tb.version, tb.seats, quick ? Math.round(tb.botsAt / 1000) : null, tb.name]);
     return li;
   }
 

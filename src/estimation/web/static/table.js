@@ -11,7 +11,7 @@ import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
 import { serverText } from "./errors.js";
-import { toast } from "./lobbyfeed.js";
+import { toast, tableName } from "./lobbyfeed.js";
 
 /** Error codes that end the page's session (signed out everywhere, the account deleted, expired). */
 const SESSION_ENDED = new Set(["signed_out", "session_expired"]);
@@ -417,7 +417,8 @@ export class TablePage {
     const stakeNote = tb.stake ? h("p", { class: "stake-note", id: "stake-note" }, t("stake_pot", { s: tb.stake, p: tb.pot }),
       me && me.account.guest ? ` · ${t("guest_no_stake")}` : ` · ${t("join_stakes", { s: tb.stake })}`) : null;
     return h("section", { class: "card-panel waiting" },
-      h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`, tb.private ? ` · ${t("private")}` : ""),
+      h("h1", {}, t("table_n", { n: tb.id }), tb.name ? [" · ", tableName(tb)] : null, ` · ${tb.ruleset} · ${tb.length}`,
+        tb.private ? ` · ${t("private")}` : ""),
       h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
       tb.private && tb.status === "open" ? h("p", { class: "muted", id: "private-note" }, t("private_note")) : null,
       this.botsAt !== null && tb.status === "open" ? h("p", { class: "bots-countdown", id: "bots-countdown" }) : null,
@@ -505,6 +506,7 @@ export class TablePage {
           : t("waiting_for", { name: v.players[v.to_move] });
     const kind = v.kind ? t(`kind_${v.kind}`) : "";
     return h("div", { class: "bar" },
+      tb && tb.name ? h("span", { class: "bar-name", id: "table-title" }, tableName(tb)) : null,
       h("span", { class: "round" }, t("round_of", { r: v.round, n: v.rounds }), v.deal > 1 ? ` (${t("deal_n", { n: v.deal })})` : ""),
       h("span", { class: "kind", id: "round-kind" }, kind),
       h("span", { class: "trump", id: "trump" }, `${t("trump")}: `,
