@@ -126,6 +126,7 @@ def test_the_clock_waits_under_the_round_end_panel_and_its_numbers_read_right_in
         seen.add(page.inner_text("#scoreboard .clock[data-seat='0']"))
         page.wait_for_timeout(250)
     assert seen == {f"{LEAST} s"}, seen
+    assert page.locator("#clock-warning").is_hidden()  # no "a bot plays for you" while the clock is held
     assert page.locator("#round-end[open]").count() and not page.locator("#away-note").count()
     # Arabic: every signed number in the breakdown and the sheet has its sign before its digits.
     to_arabic(page)

@@ -388,10 +388,12 @@ export class TablePage {
     const c = this.clock;
     // After a round the clock holds at its full seconds while its scores are on show (the server adds the
     // reading time to ms_left), then counts down.
-    const left = c ? Math.min(c.seconds, Math.max(0, Math.ceil((c.end - performance.now()) / 1000))) : null;
+    const raw = c ? Math.max(0, Math.ceil((c.end - performance.now()) / 1000)) : null;
+    const held = raw !== null && raw > c.seconds; // the round's scores are still on show: no warning yet
+    const left = raw === null ? null : Math.min(c.seconds, raw);
     for (const el of this.el.querySelectorAll(".clock")) {
       el.textContent = left === null ? "" : t("clock_s", { n: left });
-      el.classList.toggle("low", left !== null && left <= WARN_SECONDS);
+      el.classList.toggle("low", left !== null && left <= WARN_SECONDS && !held);
       el.setAttribute("aria-label", left === null ? "" : t("seconds_left", { n: left }));
     }
     const wait = this.el.querySelector("#bots-countdown");
@@ -400,7 +402,7 @@ export class TablePage {
     }
     const warn = this.el.querySelector("#clock-warning");
     if (warn) {
-      const show = c && c.seat === this.seat && left !== null && left <= WARN_SECONDS;
+      const show = c && c.seat === this.seat && left !== null && left <= WARN_SECONDS && !held;
       warn.hidden = !show;
       if (show) warn.textContent = t("clock_warning", { n: left });
     }
