@@ -43,7 +43,10 @@ class ServerProcess:
         self.metrics_port = free_port()
         # The per-address limits on creating guests, accounts and tables are off: every test's players come
         # from 127.0.0.1 (test_abuse.py tests the limits on servers of its own).
+        # Short turn clocks too, which start at once after a round (no time to read its scores): the tests
+        # let a clock of a second or a few run out (test_round_end_clock.py tests the defaults).
         self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
+                    "ESTIMATION_MIN_TURN_SECONDS": "1", "ESTIMATION_ROUND_END_SECONDS": "0",
                     "ESTIMATION_METRICS_PORT": str(self.metrics_port), **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"

@@ -35,6 +35,12 @@ class Settings(BaseSettings):
     starting_grant: int = 1000
     #: Pause before a bot moves, so that humans can follow the table; 0 in tests.
     bot_delay: float = 0.6
+    #: The shortest turn clock a table may have, in seconds (0 is no clock): a shorter one lets a bot play
+    #: for a person before they have seen their turn.
+    min_turn_seconds: int = 10
+    #: After a round is scored every page shows its breakdown over the table: a person's turn clock waits
+    #: this long (at most) before it runs, so that nobody reading the scores is marked away.
+    round_end_seconds: float = 20.0
     #: Processes the bots think in (server/bot_pool.py), started when a table with bots plays; 0: one fewer
     #: than the machine's cores, at least one (the event loop keeps a core).
     bot_workers: int = 0

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from ...bots import LEVELS
 from ...rulesets import RULESETS
-from .deps import TOO_MANY
+from .deps import TOO_MANY, HubDep
 
 router = APIRouter(prefix="/api", responses=TOO_MANY)
 
@@ -69,6 +69,17 @@ async def health() -> dict[str, Any]:
 async def rulesets() -> list[RulesetOut]:
     """The rulesets and lengths a table may be created with."""
     return [RulesetOut(**c().describe()) for c in RULESETS.values()]
+
+
+class TableLimitsOut(BaseModel):
+    min_turn_seconds: int = Field(description="The shortest turn clock a table may have (0: no clock).")
+    max_turn_seconds: int
+
+
+@router.get("/table-limits", tags=["rules"])
+async def table_limits(hub: HubDep) -> TableLimitsOut:
+    """What a new table's settings may be, for a form to say before it is sent."""
+    return TableLimitsOut(min_turn_seconds=hub.settings.min_turn_seconds, max_turn_seconds=3600)
 
 
 @router.get("/bots", tags=["rules"])

@@ -36,6 +36,7 @@ class TableOut(BaseModel):
     ruleset: str
     length: str
     partners: bool = Field(False, description="A partnership table: seats 0+2 against 1+3.")
+    name: str | None = Field(None, description="The name its creator gave it (shown as text), or null.")
     stake: int
     private: bool
     bot_level: str

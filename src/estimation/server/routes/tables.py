@@ -28,6 +28,7 @@ from .deps import (
     Invite,
     Limit,
     Me,
+    Name,
     Offset,
     StoreDep,
     Strict,
@@ -50,6 +51,9 @@ class TableIn(Strict):
         default_factory=list, description="Seats filled by bots from the start (at most three).")
     bot_level: Annotated[str, Field(max_length=32)] = "random"
     turn_seconds: Annotated[int, Field(ge=0, le=3600, description="The turn clock; 0: none.")] = 60
+    name: Name | None = Field(None, description="A name for the table, shown in the lobby and at the table: "
+                                                "checked as a player's name is (1-32 characters, no "
+                                                "look-alikes, controls or direction overrides).")
     partners: bool = Field(False, description="A partnership table (RULES.md, Partnerships): seats 0+2 play "
                                               "against 1+3; standings, history and the pot are by side. A "
                                               "player who asks for no seat sits opposite a human who has no "
@@ -86,7 +90,8 @@ async def list_tables(store: StoreDep, status: Literal["open", "playing", "finis
 
 
 @router.post("/tables", status_code=201, tags=["tables"],
-             responses={422: {"description": "Unknown ruleset, length or bot level."}})
+             responses={422: {"description": "Unknown ruleset, length or bot level; a turn clock below "
+                                             "the server's least (ESTIMATION_MIN_TURN_SECONDS)."}})
 async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> TableOut:
     """Create a table with its rules; it starts when its four seats are filled (bots count)."""
     if len(set(body.bot_seats)) != len(body.bot_seats):
@@ -94,11 +99,16 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
     levels = bot_levels()
     if body.bot_level not in levels:
         raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
+    least = hub.settings.min_turn_seconds
+    if 0 < body.turn_seconds < least:  # a bot would play for a person before they see their turn
+        raise HTTPException(422, [{"type": "turn_seconds_too_short", "loc": ["body", "turn_seconds"],
+                                   "msg": f"a turn clock is 0 (none) or at least {least} seconds",
+                                   "ctx": {"min": least}}])
     await hub.not_seated_elsewhere(me.id, None)
     limit_creating("table", hub, request)
     runtime = await hub.create_table(me.id, TableSettings(
         body.ruleset, body.length, body.stake, body.private, tuple(sorted(body.bot_seats)), body.bot_level,
-        body.turn_seconds, body.partners))
+        body.turn_seconds, body.partners, body.name))
     return table_out(runtime.public(), runtime.rules.invite_code)
 
 

@@ -236,7 +236,7 @@ class Social:
                 runtime = await self.hub.create_table(me.id, TableSettings(
                     rules.ruleset, rules.length, rules.stake, True,
                     tuple(i for i, s in enumerate(old.seats) if s.is_bot and s.account_id is None),
-                    rules.bot_level, rules.turn_seconds))
+                    rules.bot_level, rules.turn_seconds, rules.partners, rules.name))
                 try:
                     await old.link_rematch(runtime.id, new_id)
                     new_id, created = runtime.id, True

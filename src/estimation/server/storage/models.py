@@ -76,6 +76,8 @@ class Table(Base):
     turn_seconds: Mapped[int] = mapped_column(Integer, default=0)
     #: A partnership table (RULES.md, Partnerships): seats 0+2 against 1+3.
     partners: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The name its creator gave it (a player name's rules: names.shown), or NULL.
+    name: Mapped[str | None] = mapped_column(String(32))
     #: open -> playing -> finished; open -> abandoned.
     status: Mapped[str] = mapped_column(String(16), index=True)
     version: Mapped[int] = mapped_column(Integer, default=0)

@@ -176,6 +176,8 @@ class Rules:
     #: A partnership table (RULES.md, Partnerships): seats 0+2 against 1+3, standings, history and the pot
     #: by side.
     partners: bool = False
+    #: The name its creator gave it (checked as a player's name is), or None.
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +194,8 @@ class TableSettings:
     bot_level: str = "random"
     turn_seconds: int = 60
     partners: bool = False
+    #: The name its creator gave it (already checked as a player's name is), or None.
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +243,7 @@ class PublicTable(TypedDict):
     bot_level: str
     turn_seconds: int
     partners: bool
+    name: str | None
     status: Status
     version: int
     pot: int
@@ -256,7 +261,8 @@ def public_table(table_id: int, table: TableState, payout: dict[str, int] | None
     return {
         "id": table_id, "ruleset": rules.ruleset, "length": rules.length, "stake": rules.stake,
         "private": rules.private, "bot_level": rules.bot_level, "turn_seconds": rules.turn_seconds,
-        "partners": rules.partners, "status": table.status, "version": table.version, "pot": table.pot,
+        "partners": rules.partners, "name": rules.name, "status": table.status, "version": table.version,
+        "pot": table.pot,
         "payout": payout if table.status == "finished" else None,
         "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot, "staked": s.staked,
                    "away": s.away, "left": s.left} for i, s in enumerate(table.seats)],
@@ -394,7 +400,7 @@ def create(command: Create) -> tuple[TableState, Events]:
     rules = Rules(ruleset=settings.ruleset, length=length, stake=settings.stake, private=settings.private,
                   invite_code=command.invite_code if settings.private else None,
                   bot_level=settings.bot_level, turn_seconds=settings.turn_seconds,
-                  partners=settings.partners)
+                  partners=settings.partners, name=settings.name)
     seats = tuple(SeatState(is_bot=True, name=f"Bot {s + 1}") if s in settings.bot_seats else SeatState()
                   for s in range(4))
     return TableState(rules, command.created_by, "open", 0, 0, seats, None), [{"kind": "created"}]

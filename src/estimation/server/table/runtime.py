@@ -121,6 +121,10 @@ class TableRuntime:
         self.timer: asyncio.Task[None] | None = None
         #: The human turn the clock runs for: (seat, the event loop's time when a bot takes it over).
         self.deadline: tuple[int, float] | None = None
+        #: Rounds scored when the clock was last set, and until when (the event loop's time) the last
+        #: round's scores are on show: a person's clock starts after that.
+        self.rounds_scored = 0 if game is None else len(game.round_results)
+        self.reading_until = 0.0
         self.closed = False
         #: Completed deals in the last record snapshot: an action that completes another one snapshots.
         self.snapshot_deals = -1 if game is None else len(game.deal_log)
@@ -417,13 +421,18 @@ class TableRuntime:
         game = self.game
         if self.closed or self.status != "playing" or game is None or game.to_move is None:
             return
+        if len(game.round_results) > self.rounds_scored:  # a round was scored: its breakdown is on show
+            self.rounds_scored = len(game.round_results)
+            self.reading_until = asyncio.get_running_loop().time() + self.hub.settings.round_end_seconds
         seat = game.to_move
         if self.seats[seat].bot_plays:
             delay, timeout = self.hub.settings.bot_delay, False
             self.hub.bots.warm()  # the pool's processes start while the bot waits its delay
         elif self.rules.turn_seconds > 0:
-            delay, timeout = float(self.rules.turn_seconds), True
-            self.deadline = (seat, asyncio.get_running_loop().time() + delay)
+            # The clock waits while the round's scores are on show (the pages open them when it is scored).
+            now = asyncio.get_running_loop().time()
+            delay, timeout = float(self.rules.turn_seconds) + max(0.0, self.reading_until - now), True
+            self.deadline = (seat, now + delay)
         else:
             return
         self.timer = asyncio.create_task(self._turn_after(delay, self.version, seat, timeout))

@@ -8,6 +8,8 @@ import { dateText } from "./profile.js";
 
 function note(id) { return h("p", { class: "note", id, role: "status" }); }
 function fail(el, e) { el.className = "note error"; el.textContent = t("error", { m: e.message }); }
+/** A new attempt: the last one's answer goes (a stale "That name is taken." stayed under a new try). */
+function clear(el) { el.className = "note"; el.textContent = ""; }
 function ok(el, text) { el.className = "note ok"; el.textContent = text; }
 
 export class AccountPage {
@@ -81,8 +83,10 @@ export class AccountPage {
     const form = h("form", { class: "panel", id: "name-form" }, h("h2", {}, t("s_name")),
       h("label", { for: "new-name" }, t("name")), input,
       h("button", { type: "submit", id: "name-btn" }, t("s_name_btn")), out);
+    input.addEventListener("input", () => clear(out));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      clear(out);
       try {
         const acc = await api("PUT", "/api/me/name", { name: input.value.trim() });
         const s = session();
@@ -107,6 +111,7 @@ export class AccountPage {
       h("button", { type: "submit", id: "password-btn" }, t("s_pw_btn")), out);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      clear(out);
       try {
         await api("PUT", "/api/me/password", { old_password: old.value, new_password: neu.value });
         old.value = ""; neu.value = "";

@@ -2,11 +2,12 @@
 // #/account), sign-in, lobby, settings.
 import { h, api, store, session, settings, saveSettings, ApiError } from "./common.js";
 import { t, setLang, getLang } from "./i18n.js";
+import { serverText } from "./errors.js";
 import { TablePage } from "./table.js";
 import { ReplayPage } from "./replay.js";
 import { CalcPage } from "./calc.js";
 import { RulesPage } from "./rules.js";
-import { LobbyFeed, LiveTables, quickPlayPanel, rematchToast, seatsLine, rulesLine, playerLink } from "./lobbyfeed.js";
+import { LobbyFeed, LiveTables, quickPlayPanel, rematchToast, seatsLine, rulesLine, playerLink, tableTitle } from "./lobbyfeed.js";
 import { ProfilePage } from "./profile.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { AccountPage } from "./account.js";
@@ -100,7 +101,7 @@ async function route() {
   const hash = location.hash || "#/";
   let m;
   if ((m = /^#\/calc/.exec(hash))) { current = new CalcPage(main); return; }
-  if ((m = /^#\/rules\/?(\w*)/.exec(hash))) { current = new RulesPage(main, m[1] || "koutchina"); return; }
+  if ((m = /^#\/rules\/?(\w*)(\/partners)?/.exec(hash))) { current = new RulesPage(main, m[1] || "koutchina", !!m[2]); return; }
   if ((m = /^#\/replay\/(\d+)/.exec(hash))) { current = new ReplayPage(main, Number(m[1])); return; }
   if ((m = /^#\/player\/(\d+)/.exec(hash))) { current = new ProfilePage(main, Number(m[1])); return; }
   if ((m = /^#\/leaderboard(?:\/(\w+))?(?:\/(winrate|level))?(?:\/(\d+))?/.exec(hash))) {
@@ -108,9 +109,16 @@ async function route() {
     return;
   }
   // An invite link: keep its code for this table (the hash never reaches the server's logs), then the table.
+  // Signed out, the sign-in page says so first; signed in, the invited person is seated, then the table.
   if ((m = /^#\/join\/(\d+)\/([\w-]{1,64})$/.exec(hash))) {
-    store.set(`invite.${m[1]}`, decodeURIComponent(m[2]));
-    if (session()) { location.replace(`#/table/${m[1]}`); return; }
+    const id = Number(m[1]);
+    const code = decodeURIComponent(m[2]);
+    store.set(`invite.${id}`, code);
+    if (!session()) { signInPage(id); return; }
+    const page = { destroy() { this.gone = true; } };
+    current = page;
+    takeInvite(id, code).finally(() => { if (!page.gone) location.replace(`#/table/${id}`); });
+    return;
   }
   if (!session()) { signInPage(); return; }
   if ((m = /^#\/table\/(\d+)/.exec(hash))) { current = new TablePage(main, Number(m[1])); return; }
@@ -126,7 +134,20 @@ async function route() {
 
 function errorBox() { return h("p", { class: "error", role: "alert" }); }
 
-function signInPage() {
+/** An invite link's seat: taken for the person who followed it, unless it costs a stake (that is their own
+ *  click, "Sit here (stake N)", at the table) or they are seated there already. */
+async function takeInvite(id, code) {
+  try {
+    const tb = await api("GET", `/api/tables/${id}`, undefined, { "X-Invite-Code": code });
+    const me = session();
+    if (!me || tb.status !== "open" || (tb.stake > 0 && !me.account.guest)) return;
+    if (tb.seats.some((s) => s.account_id === me.account.id && !s.left)) return;
+    await api("POST", `/api/tables/${id}/join`, { seat: null, stake: false, invite: code });
+  } catch { /* full, started, gone, seated elsewhere: the table's page says what it is */ }
+}
+
+/** `invitedTo`: an invite link's table, said before signing in (and taken after it). */
+function signInPage(invitedTo = null) {
   const err = errorBox();
   const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true, maxlength: 32 });
   const pw = h("input", { id: "password", type: "password", autocomplete: "current-password", minlength: 8 });
@@ -139,7 +160,9 @@ function signInPage() {
     } catch (e) { err.textContent = t("error", { m: e.message }); }
   };
   main.append(h("section", { class: "card-panel signin" },
-    h("h1", {}, t("welcome_title")), h("p", {}, t("welcome_text")),
+    h("h1", {}, t("welcome_title")),
+    invitedTo !== null ? h("p", { class: "invite-note", id: "invite-note", role: "status" }, t("invited_signin", { n: invitedTo })) : null,
+    h("p", {}, t("welcome_text")),
     h("label", { for: "name" }, t("name")), name,
     h("label", { for: "password" }, t("password")), pw,
     h("div", { class: "row" },
@@ -176,7 +199,8 @@ async function lobbyPage() {
   }
 
   // Create a table.
-  const [rulesets, bots] = await Promise.all([api("GET", "/api/rulesets"), api("GET", "/api/bots")]);
+  const [rulesets, bots, limits] = await Promise.all([api("GET", "/api/rulesets"), api("GET", "/api/bots"),
+    api("GET", "/api/table-limits").catch(() => ({ min_turn_seconds: 0 }))]);
   const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesets.map((r) => h("option", { value: r.name }, r.name)));
   const len = h("select", { id: "length", name: "length" });
   const fillLengths = () => {
@@ -197,28 +221,45 @@ async function lobbyPage() {
     stakeNote.textContent = n > 0 && !me.account.guest ? t("create_stakes", { s: n }) : "";
   };
   stake.addEventListener("input", noteStake);
-  const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60 });
+  const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60, "aria-describedby": "clock-note" });
+  const least = limits.min_turn_seconds;
+  const clockNote = least > 1 ? h("small", { class: "muted", id: "clock-note" }, t("clock_min_note", { n: least })) : null;
   const priv = h("input", { id: "private", type: "checkbox" });
+  // A name is optional; the server checks it as it checks a player's name (names.shown), at most 32 characters.
+  const tname = h("input", { id: "table-name", name: "table-name", maxlength: 32, autocomplete: "off",
+    placeholder: t("table_name_hint") });
   // Partners sit opposite: seats 1+3 against 2+4 (RULES.md, Partnerships); bots take seats 2-4 as usual.
   const partners = h("input", { id: "partners", type: "checkbox" });
   form.append(h("h2", {}, t("create_table")),
+    h("label", {}, t("table_name"), tname),
     h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake), stakeNote,
-    h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock),
+    h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock), clockNote,
     h("label", { class: "inline" }, priv, " ", t("private")),
     h("label", { class: "inline" }, partners, " ", t("partners_opt")),
     h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     err.textContent = "";
+    const secs = Number(clock.value) || 0;
+    if (secs > 0 && secs < least) { // said here, as the server would say it
+      err.textContent = t("error", { m: t("v_field", { field: t("f_turn_seconds"), what: t("v_clock_min", { n: least }) }) });
+      clock.focus();
+      return;
+    }
     try {
       const n = Number(nbots.value);
       const table = await api("POST", "/api/tables", { ruleset: rs.value, length: len.value, stake: Number(stake.value) || 0,
         private: priv.checked, ...(partners.checked ? { partners: true } : {}), bot_seats: [1, 2, 3].slice(0, n), bot_level: level.value,
-        turn_seconds: Number(clock.value) || 0 });
+        turn_seconds: Number(clock.value) || 0, ...(tname.value.trim() ? { name: tname.value.trim() } : {}) });
       if (table.invite_code) store.set(`invite.${table.id}`, table.invite_code);
       await api("POST", `/api/tables/${table.id}/join`, { seat: 0, stake: table.stake > 0 && !me.account.guest });
       location.hash = `#/table/${table.id}`;
-    } catch (ex) { err.textContent = t("error", { m: ex.message }); }
+    } catch (ex) {
+      // The body's "name" is the table's: said as "Table name: ...", not a player's "Name: ...".
+      const d = ex.body && Array.isArray(ex.body.detail)
+        ? ex.body.detail.map((x) => (x.loc && x.loc[1] === "name" ? { ...x, loc: ["body", "table_name"] } : x)) : null;
+      err.textContent = t("error", { m: d ? serverText(null, null, d) : ex.message });
+    }
   });
 
   // Tables: open (join, watch) and playing (watch) live from the lobby socket; mine and finished (replay)
@@ -250,7 +291,7 @@ async function lobbyPage() {
           `${t("total")} ${g.total} · ${t("place")} ${g.place} `, replayBtn(g.table_id)))) : h("p", { class: "muted" }, t("none"))),
       h("section", { class: "tables", id: "finished-tables" }, h("h2", {}, t("finished_tables")),
         others.length ? h("ul", {}, others.map((tb) => h("li", { "data-table": tb.id },
-          h("strong", {}, t("table_n", { n: tb.id })), " ", rulesLine(tb), h("br"), seatsLine(tb), " ", replayBtn(tb.id))))
+          tableTitle(tb), " ", rulesLine(tb), h("br"), seatsLine(tb), " ", replayBtn(tb.id))))
           : h("p", { class: "muted" }, t("none"))));
   };
   let pastTimer = null;

@@ -1,6 +1,6 @@
 // What the table shows everyone: the scoreboard along the top (seed 002) and the deal's declarations, each
 // public the moment it is made (shared/RULES.md). Drawn from the public part of the view only.
-import { h, callText, trumpText, SUIT_GLYPH } from "./common.js";
+import { h, callText, trumpText, SUIT_GLYPH, num } from "./common.js";
 import { t } from "./i18n.js";
 import { describeAction } from "./describe.js";
 import { markerTip } from "./rules.js";
@@ -90,6 +90,8 @@ export function scoreboard(v, me, seats, clockSeat) {
   const est = v.estimates;
   const total = est.reduce((a, b) => a + (b ?? 0), 0);
   const inPlay = v.phase === "play";
+  const lastRound = v.results[v.results.length - 1];
+  const mult = v.over && lastRound ? lastRound.multiplier : v.multiplier; // over: the last round's
   const cell = (s, cls, ...body) => h("td", { class: cls, "data-seat": s }, ...body);
   const bidOf = (s) => {
     if (v.phase === "auction" || v.phase === "dash" || v.phase === "declare") return last[s] ? shortAction(last[s], v) : "–";
@@ -101,7 +103,7 @@ export function scoreboard(v, me, seats, clockSeat) {
   return h("section", { class: "scoreboard", id: "scoreboard", "aria-label": t("scoreboard") },
     h("table", { class: "board" },
       h("thead", {}, h("tr", {}, h("th", {}, h("span", {
-        class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${v.multiplier}`)),
+        class: `mult${mult > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${mult}`)),
       SEATS.map((s) => h("th", { scope: "col", "data-seat": s,
         class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}${v.sides ? ` side-${sideOf(v.sides.seats, s)}` : ""}` },
         h("span", { class: "pname" }, v.players[s]),
@@ -114,7 +116,7 @@ export function scoreboard(v, me, seats, clockSeat) {
           SEATS.map((s) => cell(s, "bid", bidOf(s)))) : null,
         h("tr", { class: "r-est" }, h("th", { scope: "row" }, t("estimate")), SEATS.map((s) => cell(s, "est", est[s] ?? "–"))),
         h("tr", { class: "r-won" }, h("th", { scope: "row" }, t("tricks")), SEATS.map((s) => cell(s, "won", v.markers[s].tricks))),
-        h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", v.totals[s]))),
+        h("tr", { class: "r-tot" }, h("th", { scope: "row" }, t("total")), SEATS.map((s) => cell(s, "tot", num(v.totals[s])))),
         h("tr", { class: "r-marks" }, h("th", { scope: "row" }, t("markers")), SEATS.map((s) => cell(s, "marks", markers(v, s, seats)))))),
     inPlay ? h("p", { class: "overunder", id: "overunder" }, `${t("total_est")} ${total} · ${total > 13 ? t("over") : t("under")}`) : null,
     // A partnership game: each side's total (its two seats'), and its place once the match is over.

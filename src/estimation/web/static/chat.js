@@ -29,9 +29,11 @@ export class TableChat {
     this.phraseBox = h("div", { class: "phrases", id: "chat-phrases" });
     this.hideBox = h("input", { type: "checkbox", id: "chat-hide-spectators", checked: this.hideSpectators,
       onchange: (e) => this.setHide(e.target.checked) });
-    this.hideLabel = h("label", { class: "inline", id: "chat-hide-label" }, this.hideBox, " ", t("chat_hide_spectators"));
+    this.hideText = h("span", {}, t("chat_hide_spectators"));
+    this.hideLabel = h("label", { class: "inline", id: "chat-hide-label" }, this.hideBox, " ", this.hideText);
+    this.sendBtn = h("button", { type: "submit", id: "chat-send" }, t("chat_send"));
     const form = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); this.sendText(); } },
-      this.input, h("button", { type: "submit", id: "chat-send" }, t("chat_send")));
+      this.input, this.sendBtn);
     this.el = h("section", { class: "chat", id: "chat", "aria-label": t("chat") },
       h("h2", {}, t("chat")), this.hideLabel, this.list, form, this.phraseBox, this.error);
     this.loadExtras();
@@ -77,7 +79,7 @@ export class TableChat {
       }
       case "mutes": this.muted = new Set(msg.muted); this.draw(); return true;
       case "chat_prefs": return true;
-      case "silenced": this.error.textContent = msg.silenced ? t("chat_silenced") : ""; return true;
+      case "silenced": this.say(msg.silenced ? t("chat_silenced") : ""); return true;
       case "resync": this.resync(msg.topic); return true;
       default: return false;
     }
@@ -101,13 +103,19 @@ export class TableChat {
   sendText() {
     const text = this.input.value.trim();
     if (!text) return;
-    this.error.textContent = "";
+    this.say("");
     this.send({ type: "chat", text });
     this.input.value = "";
   }
 
   /** An error the server sent for a chat message (too long, too fast, silenced). */
-  refused(message) { this.error.textContent = t("error", { m: message }); }
+  refused(message) { this.say(t("error", { m: message })); }
+
+  /** A line under the chat: an error (red), or a thank-you (`ok`: not styled as an error). */
+  say(text, ok = false) {
+    this.error.textContent = text;
+    this.error.className = ok ? "note ok" : "error";
+  }
 
   async mute(m) {
     const ok = await confirmDialog({ id: "mute-dialog", title: t("chat_mute_q", { name: m.name }),
@@ -117,7 +125,7 @@ export class TableChat {
       const now = await api("PUT", "/api/me/mutes", { muted: [...this.muted, m.account_id] });
       this.muted = new Set(now.muted.map((x) => x.id));
       this.draw();
-    } catch (e) { this.error.textContent = t("error", { m: e.message }); }
+    } catch (e) { this.say(t("error", { m: e.message })); }
   }
 
   async report(m) {
@@ -126,8 +134,8 @@ export class TableChat {
     if (!ok) return;
     try {
       await api("POST", `/api/chat/messages/${m.id}/report`, {});
-      this.error.textContent = t("chat_reported");
-    } catch (e) { this.error.textContent = t("error", { m: e.message }); }
+      this.say(t("chat_reported"), true);
+    } catch (e) { this.say(t("error", { m: e.message })); }
   }
 
   draw() {
@@ -155,7 +163,11 @@ export class TableChat {
 
   relabel() {
     this.input.placeholder = t("chat_placeholder");
+    this.input.setAttribute("aria-label", t("chat_placeholder"));
     this.el.querySelector("h2").textContent = t("chat");
+    this.el.setAttribute("aria-label", t("chat"));
+    this.hideText.textContent = t("chat_hide_spectators");
+    this.sendBtn.textContent = t("chat_send");
     this.draw();
   }
 }

@@ -1,5 +1,6 @@
 // Shared helpers: DOM building, storage, the REST client, settings, cards.
 import { t } from "./i18n.js";
+import { serverText } from "./errors.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -18,6 +19,9 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** A number that may be negative, kept left to right (in Arabic a bare "-12" would show as "12-"). */
+export function num(v) { return h("bdi", { dir: "ltr" }, String(v)); }
+
 export const store = {
   get(key, fallback = null) {
     try { const v = localStorage.getItem("est." + key); return v === null ? fallback : JSON.parse(v); }
@@ -29,12 +33,17 @@ export const store = {
 
 export function session() { return store.get("session"); }
 
+/** A refused request; its message is the server's reason in the page's language (errors.js). */
 export class ApiError extends Error {
-  constructor(status, body) { super((body && body.detail) || `HTTP ${status}`); this.status = status; this.body = body; }
+  constructor(status, body) {
+    super((body && serverText(body.code, null, body.detail)) || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
 }
 
-export async function api(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
+export async function api(method, path, body, extraHeaders = {}) {
+  const headers = { "Content-Type": "application/json", ...extraHeaders };
   const s = session();
   if (s && s.token) headers.Authorization = `Bearer ${s.token}`;
   let r, data;

@@ -1,7 +1,7 @@
 // The live lobby: the /ws/lobby socket (a `lobby` snapshot, then `table` / `table_removed` changes), the open
 // tables and tables in play drawn from it, quick play, rematch offers, toasts and links to players' profiles.
 // Every name is put in the page as text (h() makes text nodes), never as HTML.
-import { h, api, session, store } from "./common.js";
+import { h, api, session, store, num } from "./common.js";
 import { t } from "./i18n.js";
 
 /** Put `kids` in `el` in place of what it held (null, undefined and false are left out, arrays flattened). */
@@ -10,8 +10,7 @@ export function fill(el, ...kids) {
   return el;
 }
 
-/** A number that may be negative, kept left to right (in Arabic a bare "-12" would show as "12-"). */
-export function num(v) { return h("bdi", { dir: "ltr" }, String(v)); }
+export { num }; // its pages import it from here
 
 /** A player's name as a link to their profile (bots and empty seats have no profile). */
 export function playerLink(name, accountId, attrs = {}) {
@@ -32,6 +31,18 @@ export function seatsLine(table) {
 }
 
 /** What a table plays: ruleset, length, stake. */
+/** A table's name as its creator gave it, as text in a <bdi> (its own direction never reorders the line
+ *  around it), or null: a table without a name is its number only. */
+export function tableName(table) {
+  return table && table.name ? h("bdi", { class: "table-name", "data-name": "" }, table.name) : null;
+}
+
+/** "Table 12" and its name, the lobby's heading of a table. */
+export function tableTitle(table) {
+  const name = tableName(table);
+  return [h("strong", {}, t("table_n", { n: table.id })), name ? [" · ", name, " ·"] : null];
+}
+
 export function rulesLine(table) {
   return [`${table.ruleset} · ${table.length}`, table.partners ? ` · ${t("partners")}` : "",
     table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
@@ -181,12 +192,12 @@ export class LiveTables {
   row(tb) {
     const quick = tb.quickplay && tb.status === "open" && tb.botsAt !== null;
     const li = h("li", { "data-table": tb.id, "data-status": tb.status, class: quick ? "quick" : null },
-      h("strong", {}, t("table_n", { n: tb.id })), " ", rulesLine(tb),
+      tableTitle(tb), " ", rulesLine(tb),
       tb.quickplay ? [" ", h("span", { class: "chip quick-chip" }, t("s_qp_badge"))] : "",
       quick ? [" ", h("span", { class: "bots-in", "data-at": tb.botsAt }, t("s_bots_in", { s: secondsUntil(tb.botsAt) }))] : "",
       h("br"), seatsLine(tb), " ",
       tb.status === "open" ? this.openButtons(tb) : this.playingButtons(tb));
-    li.dataset.sig = JSON.stringify([tb.status, tb.version, tb.seats, quick ? Math.round(tb.botsAt / 1000) : null]);
+    li.dataset.sig = JSON.stringify([tb.status, tb.version, tb.seats, quick ? Math.round(tb.botsAt / 1000) : null, tb.name]);
     return li;
   }
 

@@ -70,11 +70,13 @@ export class ProfilePage {
           h("h2", {}, t("s_per_ruleset")),
           Object.keys(p.by_ruleset).length
             ? h("table", { class: "social-table", id: "profile-rulesets" },
+              // Three columns, the ruleset's name its leaderboard's link: a fourth ("Leaderboard" in each row)
+              // overflowed the card at 1280 px.
               h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("ruleset")), h("th", { scope: "col" }, t("games")),
-                h("th", { scope: "col" }, t("wins")), h("th", { scope: "col" }, t("s_leaderboard")))),
+                h("th", { scope: "col" }, t("wins")))),
               h("tbody", {}, Object.entries(p.by_ruleset).sort().map(([r, x]) => h("tr", { "data-ruleset": r },
-                h("th", { scope: "row" }, r), h("td", {}, x.games), h("td", {}, x.wins),
-                h("td", {}, h("a", { href: `#/leaderboard/${r}` }, t("s_leaderboard")))))))
+                h("th", { scope: "row" }, h("a", { href: `#/leaderboard/${r}`, class: "lb-link",
+                  title: t("s_lb_title", { r }) }, r, " ↗")), h("td", {}, x.games), h("td", {}, x.wins)))))
             : h("p", { class: "muted" }, t("s_no_games")))),
       h("h2", {}, t("s_recent")),
       p.recent.length ? h("div", { class: "scroll-x" }, h("table", { class: "social-table", id: "recent-games" },

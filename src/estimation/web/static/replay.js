@@ -8,7 +8,7 @@ import { h, api, sortHand, cardFace, callText, trumpText } from "./common.js";
 import { describeAction } from "./describe.js";
 import { t, getLang } from "./i18n.js";
 import { rulesetInfo, roundsOf } from "./rulesets.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf, scrollCues } from "./sheet.js";
 
 const RANK = "23456789TJQKA";
 /** Where each seat sits, seen from seat 0 at the bottom: RULES.md puts seat+1 on the RIGHT (play runs
@@ -181,9 +181,13 @@ export class ReplayPage {
       h("div", { class: "felt replay" }, seats,
         h("div", { class: "trick" }, st.trick.map((c) => cardFace(c.card, "span",
           { class: `card suit-${c.card[1]} at-${POS[c.seat]}` })))),
+      // The last round scored, named as such: while a later round is replayed it is the one before.
+      done.length ? h("h2", { id: "rp-breakdown-title" }, t("round_end", { r: done[done.length - 1].round }),
+        done[done.length - 1].round !== deal.round ? h("small", { class: "muted" }, ` · ${t("rp_last_scored")}`) : null) : null,
       done.length ? breakdownTable(done[done.length - 1], names, info.score_lines) : null,
       h("h2", {}, t("score_sheet")), scoreSheet(done, names, null, sides ? sides.seats : null)];
     // replaceChildren() writes a null as the text "null": only real nodes go in.
     this.el.replaceChildren(...parts.filter((x) => x !== null));
+    if (this.el.isConnected) scrollCues(this.el);
   }
 }

@@ -18,6 +18,25 @@ const EN_PLAYERS = "Four players, each playing for themselves: there are no part
   "to each player, Ace high. Every round each player says how many of the 13 tricks they will take (their " +
   "estimate), then all 13 tricks are played. Take exactly your estimate and you score; take more or fewer and " +
   "you lose points.";
+// A Partners table (docs/rules.md, Partnerships): the overview's first sentence, and a section of its own.
+const EN_PLAYERS_SIDES = "Four players in two sides of two: partners sit opposite (seats 1 and 3 against 2 and 4) " +
+  "and win or lose together. All 52 cards are dealt, 13 to each player, Ace high. Every round each player says " +
+  "how many of the 13 tricks they will take (their estimate), then all 13 tricks are played. Take exactly your " +
+  "estimate and you score; take more or fewer and you lose points.";
+const EN_PARTNERS = [
+  ["p", "Any ruleset and length can be played by partners, chosen when the table is made (Partners)."],
+  ["ul", [
+    "Seats 1 and 3 are one side, 2 and 4 the other: partners sit opposite, so play alternates sides.",
+    "Every declaration, every limit (two zeros, never 13, Risk) and every player's score is exactly as without " +
+      "partners: partners never see each other's hands, and a partner is an opponent for the rules of play.",
+    "A side's total is the sum of its two players' totals. The higher side total wins; equal side totals draw. " +
+      "Both partners take their side's place.",
+    { koutchina: "Stakes: the winning side's stakers share the pot.",
+      egyptian: "A leaver ends the match as usual, and the leaver's side cannot win: it is placed 2nd whatever " +
+        "its total. Level points go to each player by the side's result: win 30, draw 10, loss 4.",
+      classic: "Stakes: the winning side's stakers share the pot." },
+  ]],
+];
 const EN_TRUMPS = "Trumps rank NT (no trump), then ♠, ♥, ♦ and ♣. That order breaks a tie in the auction and " +
   "sets the order of the closing rounds.";
 const EN_DEAL = (egyptian) => [["h3", "The deal"], ["ul", [
@@ -98,7 +117,10 @@ const EN_HEAD = ["", "made", "missed"];
 const EN = {
   title: "Rules", rulesetLabel: "Ruleset", onPage: "On this page",
   names: { koutchina: "Koutchina", egyptian: "Egyptian", classic: "Classic" },
-  headings: { overview: "Overview", round: "How a round goes", scoring: "Scoring", markers: "What the table shows" },
+  headings: { overview: "Overview", round: "How a round goes", scoring: "Scoring", markers: "What the table shows",
+    partners: "Partners" },
+  players: EN_PLAYERS, playersSides: EN_PLAYERS_SIDES, partners: EN_PARTNERS,
+  partnersNote: "This table is a Partners table.",
   markersIntro: "The chips and signs beside each player on the table. They remind everyone of the facts; they " +
     "never change what is legal.",
   na: "Not in this ruleset",
@@ -428,6 +450,23 @@ const EN = {
 const AR_PLAYERS = "أربعة لاعبين، كلٌّ يلعب لنفسه: لا شركاء. تُوزَّع الأوراق الاثنتان والخمسون كلها، 13 ورقة " +
   "لكل لاعب، والآص أعلى ورقة. في كل جولة يقول كل لاعب كم أكلة سيأخذ من الأكلات الثلاث عشرة (وهذا توقّعه)، ثم " +
   "تُلعب الأكلات كلها. إن أخذت توقّعك بالضبط كسبت، وإن أخذت أكثر أو أقل خسرت نقاطًا.";
+const AR_PLAYERS_SIDES = "أربعة لاعبين في فريقين من اثنين: يجلس الشريكان متقابلين (المقعدان 1 و3 ضد 2 و4) " +
+  "ويفوزان أو يخسران معًا. تُوزَّع الأوراق الاثنتان والخمسون كلها، 13 ورقة لكل لاعب، والآص أعلى ورقة. في كل جولة " +
+  "يقول كل لاعب كم أكلة سيأخذ من الأكلات الثلاث عشرة (وهذا توقّعه)، ثم تُلعب الأكلات كلها. إن أخذت توقّعك بالضبط " +
+  "كسبت، وإن أخذت أكثر أو أقل خسرت نقاطًا.";
+const AR_PARTNERS = [
+  ["p", "كل القواعد وكل الأطوال يمكن لعبها بالشراكة، ويُختار ذلك عند إنشاء الطاولة (شركاء)."],
+  ["ul", [
+    "المقعدان 1 و3 فريق، و2 و4 الفريق الآخر: يجلس الشريكان متقابلين، فيتناوب الفريقان على اللعب.",
+    "كل إعلان وكل حدّ (صفران على الأكثر، لا 13 أبدًا، المخاطرة) ونقاط كل لاعب كما هي بلا شراكة: لا يرى الشريك " +
+      "أوراق شريكه، والشريك خصم في قواعد اللعب.",
+    "مجموع الفريق هو مجموع لاعبَيه. يفوز الفريق صاحب المجموع الأعلى، والتساوي تعادل. ويأخذ الشريكان مركز فريقهما.",
+    { koutchina: "الرهان: يتقاسم المراهنون من الفريق الفائز الوعاء.",
+      egyptian: "من يغادر ينهي المباراة كالعادة، ولا يفوز فريقه: يحلّ ثانيًا مهما كان مجموعه. ونقاط المستوى لكل " +
+        "لاعب حسب نتيجة فريقه: الفوز 30، التعادل 10، الخسارة 4.",
+      classic: "الرهان: يتقاسم المراهنون من الفريق الفائز الوعاء." },
+  ]],
+];
 const AR_TRUMPS = "ترتيب الحكم من الأعلى: بلا حكم (NT)، ثم ♠ البستوني، ثم ♥ الكُبّة، ثم ♦ الديناري، ثم ♣ " +
   "السباتي. هذا الترتيب يفصل بين مزايدتين بالعدد نفسه، ويحدد ترتيب الجولات الأخيرة.";
 const AR_DEAL = (egyptian) => [["h3", "التوزيع"], ["ul", [
@@ -500,7 +539,10 @@ const AR_HEAD = ["", "إذا حقّق", "إذا أخفق"];
 const AR = {
   title: "القواعد", rulesetLabel: "القواعد", onPage: "في هذه الصفحة",
   names: { koutchina: "كوتشينة", egyptian: "المصرية", classic: "الكلاسيكية" },
-  headings: { overview: "نظرة عامة", round: "كيف تمشي الجولة", scoring: "حساب النقاط", markers: "علامات الطاولة" },
+  headings: { overview: "نظرة عامة", round: "كيف تمشي الجولة", scoring: "حساب النقاط", markers: "علامات الطاولة",
+    partners: "الشراكة" },
+  players: AR_PLAYERS, playersSides: AR_PLAYERS_SIDES, partners: AR_PARTNERS,
+  partnersNote: "هذه الطاولة طاولة شركاء.",
   markersIntro: "الشارات والعلامات بجانب كل لاعب على الطاولة. هي تذكير بالوقائع للجميع، ولا تغيّر ما هو مسموح.",
   na: "غير موجود في هذه القواعد",
   koutchina: {
@@ -870,8 +912,10 @@ function blocks(list) {
 
 // --- the page -----------------------------------------------------------------------------------------
 export class RulesPage {
-  constructor(root, ruleset) {
+  /** `partners`: opened from a Partners table (#/rules/egyptian/partners): the overview speaks of sides. */
+  constructor(root, ruleset, partners = false) {
     this.root = root;
+    this.partners = partners;
     this.ruleset = normal(ruleset);
     this.el = h("div", { class: "rules-page", "data-ruleset": this.ruleset });
     root.append(this.el);
@@ -898,19 +942,23 @@ export class RulesPage {
         h("dd", {}, rich(pick(g.text, rs))));
     }));
     this.el.dataset.ruleset = rs;
-    this.el.replaceChildren(
+    this.el.replaceChildren(...[
       h("h1", { id: "rules-title" }, `${L.title}: ${L.names[rs]}`),
       h("nav", { class: "rules-switch", "aria-label": L.rulesetLabel },
         h("span", { class: "muted" }, `${L.rulesetLabel}:`),
-        RULESETS.map((r) => h("a", { href: `#/rules/${r}`, id: `rules-link-${r}`,
+        RULESETS.map((r) => h("a", { href: `#/rules/${r}${this.partners ? "/partners" : ""}`, id: `rules-link-${r}`,
           "aria-current": r === rs ? "page" : null }, L.names[r]))),
       h("nav", { class: "rules-toc", "aria-label": L.onPage },
         h("span", { class: "muted" }, `${L.onPage}:`),
         jump("rules-round", L.headings.round), jump("rules-scoring", L.headings.scoring),
-        jump("rules-markers", L.headings.markers)),
-      h("section", {}, h("h2", { id: "rules-overview" }, L.headings.overview), blocks(R.overview)),
+        jump("rules-markers", L.headings.markers), jump("rules-partners", L.headings.partners)),
+      this.partners ? h("p", { class: "rules-partners-note", id: "rules-partners-note" }, h("strong", {}, L.partnersNote)) : null,
+      h("section", {}, h("h2", { id: "rules-overview" }, L.headings.overview),
+        blocks(this.partners ? R.overview.map((b) => (b[1] === L.players ? ["p", L.playersSides] : b)) : R.overview)),
       h("section", {}, h("h2", { id: "rules-round" }, L.headings.round), blocks(R.round)),
       h("section", {}, h("h2", { id: "rules-scoring" }, L.headings.scoring), blocks(R.scoring)),
-      h("section", {}, h("h2", { id: "rules-markers" }, L.headings.markers), h("p", {}, L.markersIntro), glossary));
+      h("section", {}, h("h2", { id: "rules-markers" }, L.headings.markers), h("p", {}, L.markersIntro), glossary),
+      h("section", {}, h("h2", { id: "rules-partners" }, L.headings.partners),
+        blocks(L.partners.map((b) => (b[0] === "ul" ? ["ul", b[1].map((x) => pick(x, rs))] : b))))].filter(Boolean));
   }
 }

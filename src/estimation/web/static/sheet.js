@@ -1,9 +1,13 @@
 // The round breakdown table, the score sheet and a partnership game's sides, shared by the table, the replays
 // and the calculator. What differs by ruleset comes from what it declares (its `score_lines`), never its name.
-import { h, trumpText } from "./common.js";
+import { h, trumpText, num } from "./common.js";
 import { t } from "./i18n.js";
 
-const sign = (n) => (n > 0 ? `+${n}` : String(n));
+const signText = (n) => (n > 0 ? `+${n}` : String(n));
+/** A score with its sign, kept left to right (num): in Arabic "-2" showed as "2-". */
+const sign = (n) => num(signText(n));
+/** A sentence with a node where it says \u0000 (a number kept left to right in a translated sentence). */
+const around = (text, node) => { const [a, b] = text.split("\u0000"); return [a, node, b]; };
 /** Every breakdown field a ruleset may score on, in the sheet's order. */
 const FIELDS = ["base", "caller_with", "only", "risk", "dash_call", "dash"];
 /** A ruleset's own heading for a line (its `score_lines`) as a translated one: egyptian heads its
@@ -29,8 +33,31 @@ export function breakdownTable(result, players, lines = null) {
       h("th", { scope: "row" }, players[b.seat]), h("td", {}, t(`role_${b.role}`)), h("td", {}, b.estimate),
       h("td", {}, b.tricks, " ", h("small", {}, b.made ? t("made") : t("missed"))),
       cols.map((c) => h("td", { class: `c-${c}` }, b[c] ? sign(b[c]) : "·")),
-      h("td", {}, sign(b.subtotal)), h("td", { class: "c-mult" }, b.multiplier),
+      h("td", {}, sign(b.subtotal)), h("td", { class: "c-mult" }, num(b.multiplier)),
       h("td", { class: "c-score" }, h("strong", {}, sign(b.score)))))));
+}
+
+/**
+ * Every table in `root` wider than its box (a phone's round breakdown, a sheet's side columns) gets a cue: a
+ * line above it ("scroll sideways") and its far edge fading out, both gone once it is scrolled to its end.
+ * Call it once `root` is on the page (it measures).
+ */
+export function scrollCues(root) {
+  for (const table of root.querySelectorAll("table")) {
+    const prev = table.previousElementSibling;
+    if (prev && prev.classList.contains("scroll-cue")) prev.remove();
+    table.classList.remove("more");
+    if (table.scrollWidth <= table.clientWidth + 1) continue;
+    const cue = h("p", { class: "scroll-cue", "aria-hidden": "true" }, t("scroll_more"));
+    table.before(cue);
+    const update = () => {
+      const more = Math.abs(table.scrollLeft) + table.clientWidth < table.scrollWidth - 2; // negative in RTL
+      table.classList.toggle("more", more);
+      cue.hidden = !more;
+    };
+    table.addEventListener("scroll", update, { passive: true });
+    update();
+  }
 }
 
 /** A side's name as shown: "Side 1", its partners' names beside it where they are wanted. */
@@ -56,12 +83,12 @@ export function scoreSheet(results, players, totals = null, sides = null) {
       return h("td", { class: `score${sides ? ` side-${sideOf(sides, s)}` : ""}`, "data-round": i + 1, "data-seat": s },
         h("span", { class: "pts" }, sign(scores[s])),
         h("small", { class: "et" }, ` ${r.estimates[s]}/${r.tricks[s]}`),
-        h("span", { class: "run" }, running[s]));
+        h("span", { class: "run" }, num(running[s])));
     });
     const sideCells = sides ? sideScores(scores, sides).map((n, k) => {
       sideRun[k] += n;
       return h("td", { class: `side-score side-${k}`, "data-round": i + 1, "data-side": k },
-        h("span", { class: "pts" }, sign(n)), h("span", { class: "run" }, sideRun[k]));
+        h("span", { class: "pts" }, sign(n)), h("span", { class: "run" }, num(sideRun[k])));
     }) : [];
     return h("tr", { class: r.saaydeh ? "saaydeh" : "" },
       h("th", { scope: "row" }, r.round ?? i + 1, r.trump ? h("small", {}, " ", trumpText(r.trump)) : null),
@@ -76,8 +103,8 @@ export function scoreSheet(results, players, totals = null, sides = null) {
         sideName(k))) : null)),
     h("tbody", {}, rows),
     h("tfoot", {}, h("tr", {}, h("th", {}, t("total")), h("td", {}),
-      [0, 1, 2, 3].map((s) => h("td", { class: "total", "data-seat": s }, final[s])),
-      sideFinal.map((n, k) => h("td", { class: `side-total side-${k}`, "data-side": k }, n)))));
+      [0, 1, 2, 3].map((s) => h("td", { class: "total", "data-seat": s }, num(final[s]))),
+      sideFinal.map((n, k) => h("td", { class: `side-total side-${k}`, "data-side": k }, num(n))))));
 }
 
 /** A seat's side (0: seats 0+2, 1: seats 1+3) given the sides' seats, or -1 without partners (null). */
@@ -96,7 +123,7 @@ export function partnerNames(pair, players) {
 export function sidesList(sides, players, id = "sides") {
   return h("ul", { class: "sides", id }, sides.seats.map((pair, i) => h("li", { "data-side": i, class: `side-${i}` },
     h("strong", {}, sideName(i)), " (", partnerNames(pair, players), "): ",
-    h("span", { class: "side-total" }, sides.totals[i]),
-    sides.round ? h("span", { class: "side-round" }, ` (${t("this_round", { n: sign(sides.round[i]) })})`) : null,
+    h("span", { class: "side-total" }, num(sides.totals[i])),
+    sides.round ? h("span", { class: "side-round" }, " (", around(t("this_round", { n: "\u0000" }), sign(sides.round[i])), ")") : null,
     sides.places ? h("span", { class: "side-place" }, ` · ${t("side_place", { n: sides.places[i] })}`) : null)));
 }

@@ -1,15 +1,20 @@
 // The table: one WebSocket (estimation-ws/1), the view drawn as it is, actions only from view.legal.
 // Panels for declarations are in bidding.js, the scoreboard and the declarations in board.js.
 import { h, api, store, session, settings, saveSettings, reduceMotion, sortHand, cardFace, cardBack, trumpText,
-  sleep, confirmDialog } from "./common.js";
+  sleep, confirmDialog, num } from "./common.js";
 import { t, getLang } from "./i18n.js";
-import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames } from "./sheet.js";
+import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames, scrollCues } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
 import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash } from "./board.js";
 import { rulesets } from "./rulesets.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
+import { serverText } from "./errors.js";
+import { toast, tableName } from "./lobbyfeed.js";
+
+/** Error codes that end the page's session (signed out everywhere, the account deleted, expired). */
+const SESSION_ENDED = new Set(["signed_out", "session_expired"]);
 
 /** Error codes that answer a chat message: shown under the chat, not over the table. */
 const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced", "chat_rate_limited"]);
@@ -19,6 +24,12 @@ const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced"
 const POS = ["bottom", "right", "top", "left"];
 //: Seconds left on your own clock when the page warns that a bot is about to play for you.
 const WARN_SECONDS = 10;
+
+/** The multiplier the bar shows: the round's; once the match is over, its last round's. */
+function shownMultiplier(v) {
+  const last = v.results[v.results.length - 1];
+  return v.over && last ? last.multiplier : v.multiplier;
+}
 
 /** The trick just completed by this update, if any: four cards and who took them. */
 function completedTrick(prev, next, events) {
@@ -219,18 +230,33 @@ export class TablePage {
         this.savePending();
         break;
       case "error":
+        if (SESSION_ENDED.has(msg.code) || (msg.code === "unauthorized" && !/chat/.test(msg.message) && session())) {
+          this.signedOut();
+          break;
+        }
         if (CHAT_ERRORS.has(msg.code) || (msg.code === "unauthorized" && /chat/.test(msg.message))) {
-          this.chat.refused(msg.message);
+          this.chat.refused(msg.code === "unauthorized" ? t("e_chat_sign_in") : serverText(msg.code, msg.message));
           break;
         }
         if (msg.id && this.pending.has(msg.id)) { this.pending.delete(msg.id); this.savePending(); this.sent = false; }
-        if (!["stale", "not_your_turn"].includes(msg.code)) this.flash(t("error", { m: msg.message }));
+        if (!["stale", "not_your_turn"].includes(msg.code)) this.flash(t("error", { m: serverText(msg.code, msg.message) }));
         this.render();
         break;
       default:
         this.chat.handle(msg);
         break;
     }
+  }
+
+  /** This device's session ended elsewhere (signed out everywhere, the account deleted): not "Connecting…"
+   *  forever under the old name, but signed out, with a note, at the sign-in page. */
+  signedOut() {
+    store.del("session");
+    store.del("table");
+    this.destroy();
+    toast(t("e_signed_out"), { id: "signed-out", ms: 10000 });
+    if (location.hash !== "#/") location.hash = "#/";
+    else window.dispatchEvent(new HashChangeEvent("hashchange"));
   }
 
   noteEvents(events) {
@@ -360,10 +386,14 @@ export class TablePage {
   /** Every quarter second: the countdown on the seat to move, and the warning before a bot plays for you. */
   tick() {
     const c = this.clock;
-    const left = c ? Math.max(0, Math.ceil((c.end - performance.now()) / 1000)) : null;
+    // After a round the clock holds at its full seconds while its scores are on show (the server adds the
+    // reading time to ms_left), then counts down.
+    const raw = c ? Math.max(0, Math.ceil((c.end - performance.now()) / 1000)) : null;
+    const held = raw !== null && raw > c.seconds; // the round's scores are still on show: no warning yet
+    const left = raw === null ? null : Math.min(c.seconds, raw);
     for (const el of this.el.querySelectorAll(".clock")) {
       el.textContent = left === null ? "" : t("clock_s", { n: left });
-      el.classList.toggle("low", left !== null && left <= WARN_SECONDS);
+      el.classList.toggle("low", left !== null && left <= WARN_SECONDS && !held);
       el.setAttribute("aria-label", left === null ? "" : t("seconds_left", { n: left }));
     }
     const wait = this.el.querySelector("#bots-countdown");
@@ -372,7 +402,7 @@ export class TablePage {
     }
     const warn = this.el.querySelector("#clock-warning");
     if (warn) {
-      const show = c && c.seat === this.seat && left !== null && left <= WARN_SECONDS;
+      const show = c && c.seat === this.seat && left !== null && left <= WARN_SECONDS && !held;
       warn.hidden = !show;
       if (show) warn.textContent = t("clock_warning", { n: left });
     }
@@ -389,9 +419,14 @@ export class TablePage {
     const stakeNote = tb.stake ? h("p", { class: "stake-note", id: "stake-note" }, t("stake_pot", { s: tb.stake, p: tb.pot }),
       me && me.account.guest ? ` · ${t("guest_no_stake")}` : ` · ${t("join_stakes", { s: tb.stake })}`) : null;
     return h("section", { class: "card-panel waiting" },
-      h("h1", {}, t("table_n", { n: tb.id }), ` · ${tb.ruleset} · ${tb.length}`, tb.private ? ` · ${t("private")}` : ""),
+      h("h1", {}, t("table_n", { n: tb.id }), tb.name ? [" · ", tableName(tb)] : null, ` · ${tb.ruleset} · ${tb.length}`,
+        tb.private ? ` · ${t("private")}` : ""),
       h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
+      tb.private && tb.status === "open" ? h("p", { class: "muted", id: "private-note" }, t("private_note")) : null,
       this.botsAt !== null && tb.status === "open" ? h("p", { class: "bots-countdown", id: "bots-countdown" }) : null,
+      // Here by an invite link and not seated (a stake is their own choice): say they were invited.
+      !mine && !creator && tb.status === "open" && store.get(`invite.${tb.id}`)
+        ? h("p", { class: "invite-note", id: "invited-note" }, t("invited_table")) : null,
       stakeNote,
       h("ul", { class: "seat-list" }, tb.seats.map((s) => h("li", { "data-seat": s.seat }, `${t("seat")} ${s.seat + 1}: `,
         s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat"), " ",
@@ -442,7 +477,8 @@ export class TablePage {
     if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
     const v = this.shown;
     const ends = !!(v && v.rules.leaver_ends_match);
-    const lines = [ends ? t("leave_ends_match") : t("leave_bot_plays")];
+    // "Last among the stakers" only where people staked: at an unstaked table, last.
+    const lines = [ends ? t("leave_ends_match") : t(tb.stake ? "leave_bot_plays" : "leave_bot_plays_free")];
     if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
     return lines;
   }
@@ -465,17 +501,19 @@ export class TablePage {
     const tb = this.table;
     const mine = this.myTurn();
     const meSeat = tb && this.seat !== null ? tb.seats[this.seat] : null;
-    const turn = v.over ? t("phase_over")
+    // Over: the phase says "Game over" (once), and the multiplier is the last round's, not a next one's.
+    const turn = v.over ? ""
       : v.to_move === null ? "" : mine ? t("your_turn")
         : v.to_move === this.seat ? (meSeat && meSeat.away ? t("bot_playing_for_you") : "…")
           : t("waiting_for", { name: v.players[v.to_move] });
     const kind = v.kind ? t(`kind_${v.kind}`) : "";
     return h("div", { class: "bar" },
+      tb && tb.name ? h("span", { class: "bar-name", id: "table-title" }, tableName(tb)) : null,
       h("span", { class: "round" }, t("round_of", { r: v.round, n: v.rounds }), v.deal > 1 ? ` (${t("deal_n", { n: v.deal })})` : ""),
       h("span", { class: "kind", id: "round-kind" }, kind),
       h("span", { class: "trump", id: "trump" }, `${t("trump")}: `,
         v.trump ? h("strong", { class: `suit-${v.trump}`, "data-trump": v.trump }, trumpText(v.trump)) : h("span", { "data-trump": "" }, t("trump_open"))),
-      h("span", { class: `mult${v.multiplier > 1 ? " hot" : ""}`, id: "multiplier" }, `${t("multiplier")} ×${v.multiplier}`),
+      h("span", { class: `mult${shownMultiplier(v) > 1 ? " hot" : ""}`, id: "multiplier" }, `${t("multiplier")} ×${shownMultiplier(v)}`),
       tb && tb.stake ? h("span", { class: "pot", id: "pot" }, t("stake_pot", { s: tb.stake, p: tb.pot })) : null,
       // egyptian's Dash is not a Dash Call: its offers are named for what they are.
       h("span", { class: "phase" }, t(v.phase === "dash" && offerIsDash(v) ? "phase_dash_offer" : `phase_${v.phase}`)),
@@ -547,9 +585,14 @@ export class TablePage {
         onclick: () => this.hint() }, t("hint"), " (H)") : null,
       h("button", { type: "button", id: "last-trick-btn", disabled: !v.tricks.length, onclick: () => this.lastTrick() }, t("last_trick"), " (L)"),
       h("button", { type: "button", id: "sheet-btn", onclick: () => this.sheet() }, t("score_sheet"), " (S)"),
+      // The last round's breakdown, again (it opens by itself once, when the round is scored).
+      !v.over ? h("button", { type: "button", id: "round-scores-btn", disabled: !v.results.length,
+        onclick: () => this.roundEnd() }, t("round_scores"), " (R)") : null,
       h("button", { type: "button", id: "sound-btn", "aria-pressed": muted ? "true" : "false",
         onclick: () => { saveSettings({ sound: muted }); this.render(); } }, muted ? `♪̸ ${t("sound_off")}` : `♪ ${t("sound_on")}`),
-      h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}`, target: "_blank", rel: "noopener" }, t("rules")),
+      // A Partners table's rules speak of sides.
+      h("a", { class: "button", id: "rules-link", href: `#/rules/${v.ruleset}${v.sides ? "/partners" : ""}`, target: "_blank",
+        rel: "noopener" }, t("rules")),
       // The page shell owns the Settings dialog: asked for by an event, so the table never imports the shell.
       h("button", { type: "button", id: "table-settings-btn", onclick: () => window.dispatchEvent(new Event("est:settings")) },
         t("settings")),
@@ -562,16 +605,16 @@ export class TablePage {
   relabel() {
     this.render();
     this.chat.relabel();
-    const open = document.querySelector("dialog.table-dialog[open]");
-    if (!open) return;
     const again = { "round-end": () => this.roundEnd(), "match-end": () => this.matchEnd(), sheet: () => this.sheet(),
-      "last-trick": () => this.lastTrick() }[open.id];
-    if (again) again();
+      "last-trick": () => this.lastTrick() };
+    for (const open of document.querySelectorAll("dialog.table-dialog[open]")) if (again[open.id]) again[open.id]();
   }
 
   // --- dialogs ------------------------------------------------------------------------------------
+  /** A table dialog over the table. It replaces one of the same id only: a round's scores stay open under a
+   *  hint, the last trick or the sheet opened over them, and come back when that one is closed. */
   dialog(id, title, ...body) {
-    document.querySelectorAll("dialog.table-dialog").forEach((d) => d.remove());
+    document.querySelectorAll(`dialog.table-dialog#${id}`).forEach((d) => d.remove());
     const dlg = h("dialog", { class: "table-dialog", id, "aria-labelledby": `${id}-title` },
       h("h2", { id: `${id}-title`, tabindex: "-1" }, title), ...body,
       h("div", { class: "row" }, h("button", { type: "button", class: "primary close", onclick: () => { dlg.close(); dlg.remove(); } },
@@ -582,6 +625,7 @@ export class TablePage {
     // Open at the top, heading first: focusing the button at the bottom scrolled a long panel past its heading.
     dlg.scrollTop = 0;
     dlg.querySelector("h2").focus({ preventScroll: true });
+    scrollCues(dlg); // a phone's breakdown is wider than the screen: say so
     return dlg;
   }
 
@@ -598,8 +642,9 @@ export class TablePage {
     }
     if (!box.isConnected) return;
     const rows = [...res.actions].sort((a, b) => b.expected_score - a.expected_score);
+    // Each "tricks: chance" kept left to right (num): in Arabic "2: 23%" showed as "23% :2".
     const odds = (p) => p.map((x, k) => [k, x]).filter(([, x]) => x >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 3)
-      .map(([k, x]) => `${k}: ${Math.round(x * 100)}%`).join(" · ");
+      .flatMap(([k, x], i) => [i ? " · " : null, num(`${k}: ${Math.round(x * 100)}%`)]);
     box.querySelector("#hint-wait").replaceWith(
       h("p", { class: "muted" }, t("hint_note", { n: res.samples })),
       h("table", { class: "hint-table", id: "hint-table" },
@@ -607,7 +652,9 @@ export class TablePage {
           h("th", {}, t("trick_odds")))),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.action === res.best ? "best" : "", "data-action": r.action },
           h("td", {}, describeAction(r.action, v.players, v.verbs), r.action === res.best ? ` ★ ${t("best")}` : ""),
-          h("td", {}, r.expected_score.toFixed(1)), h("td", {}, r.expected_tricks.toFixed(1)), h("td", {}, odds(r.tricks)))))));
+          h("td", {}, num(r.expected_score.toFixed(1))), h("td", {}, num(r.expected_tricks.toFixed(1))),
+          h("td", { class: "odds" }, odds(r.tricks)))))));
+    scrollCues(box);
   }
 
   lastTrick() {
@@ -646,7 +693,7 @@ export class TablePage {
 
   roundEnd() {
     const v = this.shown;
-    const r = v.results[v.results.length - 1];
+    const r = v && v.results[v.results.length - 1];
     if (!r) return;
     this.dialog("round-end", t("round_end", { r: r.round }),
       r.saaydeh ? h("p", { class: "saaydeh" }, t("saaydeh", { n: v.multiplier })) : null,
@@ -671,7 +718,7 @@ export class TablePage {
       // A list without numbers of its own: the place is the text ("1st"), ties share it. A partnership game
       // is won by a side: the sides are the standings, each with its partners' own totals and shares.
       v.sides ? this.sideStandings(v, payText) : h("ul", { class: "places", id: "standings" }, order.map((s) => h("li", { "data-seat": s },
-        h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", v.players[s], ` · ${v.totals[s]}`,
+        h("strong", { class: "place" }, t("places_n", { n: v.places[s] })), " ", h("bdi", {}, v.players[s]), " · ", num(v.totals[s]),
         payText(s)))),
       // The pot played for: once paid, the table's pot is empty and the split adds up to it.
       this.table && this.table.stake
@@ -683,6 +730,8 @@ export class TablePage {
       h("div", { class: "row" }, h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")),
         this.seat !== null ? h("button", { type: "button", class: "primary", id: "rematch-btn", onclick: () => this.playAgain() },
           t("play_again")) : null),
+      // Said before the click: the new table is private (not in the lobby) and for this table's players.
+      this.seat !== null ? h("p", { class: "muted", id: "rematch-note" }, t("rematch_private_note")) : null,
       h("div", { id: "rematch-box" }));
     this.renderRematch();
   }
@@ -720,9 +769,9 @@ export class TablePage {
       h("p", { class: "side-result", id: "side-result" }, h("strong", {}, headline)),
       h("ul", { class: "places sides-places", id: "standings" }, order.map((k) => h("li", { "data-side": k, class: `side-${k}` },
         h("strong", { class: "place" }, t("places_n", { n: sides.places[k] })), " ", sideName(k), " (", names(k), ") · ",
-        h("span", { class: "side-total" }, sides.totals[k]),
+        h("span", { class: "side-total" }, num(sides.totals[k])),
         h("ul", { class: "partners" }, sides.seats[k].map((s) => h("li", { "data-seat": s },
-          v.players[s], ` · ${v.totals[s]}`, payText(s))))))));
+          h("bdi", {}, v.players[s]), " · ", num(v.totals[s]), payText(s))))))));
   }
 
   /** "Play again": a new table with the same rules for the same people (bots stay bots). */
@@ -764,6 +813,9 @@ export class TablePage {
     if (document.querySelector("dialog[open]:modal")) return;
     if (e.key === "l" || e.key === "L") { this.lastTrick(); e.preventDefault(); }
     else if (e.key === "s" || e.key === "S") { this.sheet(); e.preventDefault(); }
+    else if ((e.key === "r" || e.key === "R") && this.shown && this.shown.results.length && !this.shown.over) {
+      this.roundEnd(); e.preventDefault();
+    }
     else if ((e.key === "h" || e.key === "H") && this.practice()) { this.hint(); e.preventDefault(); }
     else if (e.key === "Escape") { document.querySelectorAll("dialog.table-dialog").forEach((d) => { d.close(); d.remove(); }); }
     else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {

@@ -1,0 +1,28 @@
+"""A table's name (issue 22): optional, chosen by its creator, shown in the lobby and at the table.
+
+Expand only: a nullable column, so a server of the previous release runs on this schema (its tables have no
+name).
+
+Revision ID: 0008_table_names
+Revises: 0007_ownership
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0008_table_names"
+down_revision = "0007_ownership"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("tables") as batch:
+        batch.add_column(sa.Column("name", sa.String(32), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("tables") as batch:
+        batch.drop_column("name")
