@@ -25,7 +25,7 @@ from .types import Seats, as_seats
 #: How many candidates each search may look at before giving way to the next: far more than a field of 16+
 #: entrants over 3 stages needs in standing order (it succeeds with almost no backtracking), and bounded so
 #: that a field ranked against the search, or one too small for the rules, moves on at once.
-SEARCH_BUDGET = 200_000
+SEARCH_BUDGET = 50_000
 #: The most-constrained-first search is only tried on fields up to this size (each of its steps scans the
 #: field; beyond it the repair step is quicker and as good).
 CONSTRAINED_LIMIT = 400
