@@ -454,6 +454,22 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+def execute(database_url: str, sql: str, **params: Any) -> int:
+    """Change the server's database directly, behind its back (the tests' own connection); rows changed."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def go() -> int:
+        engine = create_async_engine(database_url)
+        try:
+            async with engine.begin() as conn:
+                return int((await conn.execute(text(sql), params)).rowcount)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(go())
+
+
 def query(database_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
     """Read the server's database directly (the tests' own connection, never the server's)."""
     from sqlalchemy import text

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from server_helpers import Api, Player, ServerProcess, query, run
+from server_helpers import Api, Player, ServerProcess, execute, query, run
 
 from estimation.server.access import names
 
@@ -67,6 +67,29 @@ def test_signing_out_closes_the_sessions_sockets(server: ServerProcess) -> None:
     run(main())
 
 
+def test_a_session_gone_behind_the_sockets_back_stops_its_next_action(server: ServerProcess) -> None:
+    """Issue 25, B1: the news of a sign-out may be lost (a bus message missed): the socket's session is
+    checked where its action is accepted, so an action of a session that no longer stands does nothing."""
+    api = Api.register(server)
+    tid = api.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    api.join(tid, seat=0)
+
+    async def main() -> None:
+        mine = Player(server, tid, api.token)
+        await mine.connect()
+        # Signed out where no news reaches this server: the row is gone, the socket was never told.
+        await asyncio.to_thread(execute, server.database_url, "DELETE FROM sessions WHERE account_id = :a",
+                                a=api.account["id"])
+        await mine.send({"type": "chat", "text": "still here?"})
+        answer = await mine.until(lambda m: m["type"] in ("chat", "error"), timeout=20)
+        assert answer["type"] == "error" and answer["code"] == "signed_out", answer
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                assert (await mine.recv(10))["type"] != "chat"
+
+    run(main())
+
+
 def _sign_in(server: ServerProcess, name: str) -> tuple[str, dict[str, object]]:
     r = httpx.post(server.base + "/api/sessions", json={"name": name, "password": "correct horse"})
     assert r.status_code == 200, r.text
@@ -111,6 +134,39 @@ def test_an_expired_session_closes_its_socket_and_its_row_is_deleted(short_sessi
             break
         asyncio.run(asyncio.sleep(0.2))
     assert query(server.database_url, "SELECT COUNT(*) FROM sessions")[0][0] == 0
+
+
+@pytest.fixture(scope="module")
+def unswept_sessions(database_url_factory) -> Iterator[ServerProcess]:  # type: ignore[no-untyped-def]
+    """Sessions of 8 seconds, swept only every ten minutes: a socket must end with its session itself."""
+    proc = ServerProcess(database_url_factory("sqlite"), name="sessions-unswept", env={
+        "ESTIMATION_SESSION_SECONDS": "8", "ESTIMATION_SESSION_SWEEP_SECONDS": "600"})
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def test_a_socket_ends_when_its_session_expires_not_at_the_sweep(unswept_sessions: ServerProcess) -> None:
+    """Issue 25, B12: a seated socket whose session expired got its hand until the sweep (up to 60 s
+    later); now it is closed when the session expires, whether or not it sends anything."""
+    server = unswept_sessions
+    api = Api.guest(server)
+    tid = api.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    api.join(tid, seat=0)
+
+    async def main() -> None:
+        p = Player(server, tid, api.token)
+        await p.connect()
+        started = asyncio.get_running_loop().time()
+        bye = await p.until(lambda m: m["type"] == "error", timeout=30)
+        assert bye["code"] == "session_expired"
+        assert asyncio.get_running_loop().time() - started < 12
+        with pytest.raises(websockets.ConnectionClosed):
+            await p.recv(10)
+
+    run(main())
 
 
 def test_names_cannot_impersonate(server: ServerProcess) -> None:

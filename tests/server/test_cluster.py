@@ -569,3 +569,69 @@ def test_restarted_redis_resyncs_the_lobby_and_chat(
     asyncio.run(go())
     # The lobby's socket and the table's (on their workers) were each told: two notices at least.
     assert sum(metric(w, "estimation_bus_resyncs_total") for w in live(cluster)) >= 2
+
+
+async def _direct_socket(worker: Worker, path: str, hello: dict[str, Any]) -> Any:
+    """A socket straight to one worker (not through the balancer), welcomed."""
+    ws = await websockets.connect(f"ws://127.0.0.1:{worker.port}{path}", open_timeout=10)
+    await ws.send(json.dumps(hello))
+    first = await _receive(ws, lambda m: m["type"] in ("welcome", "error"), timeout=10)
+    assert first["type"] == "welcome", (path, first)
+    return ws
+
+
+async def _kicked(ws: Any, code: str = "signed_out") -> None:
+    """The socket is told its session ended, then closed (within 10 s: the news crosses the bus)."""
+    bye = await _receive(ws, lambda m: m["type"] == "error", timeout=10)
+    assert bye["code"] == code, bye
+    with pytest.raises(websockets.ConnectionClosed):
+        while True:
+            await asyncio.wait_for(ws.recv(), 10)
+
+
+def test_ending_a_session_closes_its_sockets_on_every_worker(cluster: LocalCluster) -> None:
+    """Issue 25, B1: a session ended through a worker that does not hold its sockets (sign out, sign out
+    everywhere, a new password, a deleted account) closes them on the worker that does: the seats' table
+    sockets, and a deleted account's spectator and lobby sockets."""
+    top_up(cluster)
+    table_id, people = new_table(cluster, registered=True)
+    owner, _ = owner_of(cluster, table_id)
+    assert owner is not None
+    other = next(w for w in live(cluster) if w is not owner)
+    elsewhere = httpx.Client(base_url=other.base, timeout=30.0)
+
+    def through_other(method: str, path: str, token: str, body: Any = None) -> None:
+        r = elsewhere.request(method, path, json=body, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 204, (path, r.status_code, r.text)
+
+    watcher = players(cluster, registered=True)[0]  # seated nowhere: it may be deleted
+    password = "correct horse battery"
+
+    async def go() -> None:
+        path = f"/ws/tables/{table_id}"
+        seats = [await _direct_socket(owner, path, {"type": "hello", "token": p.token}) for p in people[:3]]
+        # Signing out through the other worker.
+        await asyncio.to_thread(through_other, "DELETE", "/api/sessions", str(people[0].token))
+        await _kicked(seats[0])
+        # Signing out everywhere.
+        await asyncio.to_thread(through_other, "DELETE", "/api/me/sessions", str(people[1].token))
+        await _kicked(seats[1])
+        # A new password, from another session of the same account: the socket's session ends.
+        again = elsewhere.post("/api/sessions", json={"name": people[2].account["name"],
+                                                      "password": password})
+        assert again.status_code == 200, again.text
+        await asyncio.to_thread(through_other, "PUT", "/api/me/password", again.json()["token"],
+                                {"old_password": password, "new_password": "violet anchor quietly tundra 87"})
+        await _kicked(seats[2])
+        # A deleted account: its spectator socket and its lobby socket.
+        spectator = await _direct_socket(owner, path, {"type": "hello", "token": watcher.token})
+        lobby = await _direct_socket(owner, "/ws/lobby", {"type": "hello", "token": watcher.token})
+        await asyncio.to_thread(through_other, "DELETE", "/api/me", str(watcher.token),
+                                {"password": password})
+        await _kicked(spectator)
+        await _kicked(lobby)
+
+    try:
+        asyncio.run(go())
+    finally:
+        elsewhere.close()

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from ..rulesets import RULESETS
 from .access import auth
 from .access.ratelimit import Buckets, VerifiedTokens
-from .cluster.bus import Bus
+from .cluster.bus import SESSIONS, Bus, Message, Subscription
 from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
 from .config import Settings
@@ -42,6 +42,11 @@ from .table.store import Fenced, SqlTableStore, TableMoved, TableStore
 
 log = logging.getLogger("estimation.server")
 
+
+#: What a socket whose session ended is told before it is closed.
+SIGNED_OUT = {"type": "error", "code": "signed_out", "message": "you signed out: sign in again"}
+SESSION_OVER = {"type": "error", "code": "signed_out",
+                "message": "your session has ended (signed out or expired): sign in again"}
 
 #: Finished tables freed per turn of the event loop when the sweep evicts them (freeing 250 games in one
 #: turn took 140 ms, and every table in play waited for it).
@@ -110,6 +115,7 @@ class Hub:
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
         self._session_sweeper: asyncio.Task[None] | None = None
+        self._sessions_news: Subscription | None = None
         self.hints = HintPool()
         self.bots = BotPool(settings.bot_workers)
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
@@ -150,6 +156,9 @@ class Hub:
                 async with runtime.lock:
                     runtime._schedule()
         await self.bus.start()
+        # Sessions ended through any process close their sockets in every process (cluster mode: a socket
+        # is held by its table's owner, the sign-out may reach any worker).
+        self._sessions_news = self.bus.subscribe(SESSIONS, self._session_ended)
         await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
@@ -175,6 +184,8 @@ class Hub:
         self.runtimes.clear()
         if self.ownership is not None:
             await self.ownership.stop()  # releases every table and ends the lease: claimable at once
+        if self._sessions_news is not None:
+            self._sessions_news.close()
         await self.social.stop()
         await self.bus.stop()
         self.hints.stop()
@@ -393,21 +404,52 @@ class Hub:
         """Whether ``address`` may create another ``kind`` (guest, account, table) now."""
         return self.creations.allow(f"{kind}:{address}")
 
-    def end_session(self, token_hash: str, reason: str = "signed_out") -> None:
-        """A session is over (signed out): its token is forgotten here and its sockets are closed."""
-        self.verified.forget(token_hash)
-        for conn in self.sockets.of_session(token_hash):
-            conn.kick({"type": "error", "code": reason, "message": "you signed out: sign in again"})
+    def end_session(self, token_hash: str) -> None:
+        """A session is over (signed out): its token is forgotten and its sockets are closed, here and, over
+        the bus, in every other process."""
+        self._end_session_here(token_hash)
+        self.bus.publish(SESSIONS, {"type": "session_ended", "token_hash": token_hash})
 
     def end_sessions_of(self, account_id: int, keep: str | None = None) -> None:
         """Every session of a player is over (signed out everywhere, a new password, a deleted account),
-        but ``keep``: their tokens are forgotten here and their sockets closed."""
+        but ``keep``: their tokens are forgotten and their sockets closed, here and in every other process."""
+        self._end_sessions_here(account_id, keep)
+        self.bus.publish(SESSIONS, {"type": "sessions_ended", "account_id": account_id, "keep": keep})
+
+    def _session_ended(self, _topic: str, message: Message) -> None:
+        """News from the bus (this process's own included: ending twice changes nothing). A resync notice
+        (news that may be lost) needs nothing: a socket checks its session where an action is accepted."""
+        kind = message.get("type")
+        if kind == "session_ended" and isinstance(message.get("token_hash"), str):
+            self._end_session_here(message["token_hash"])
+        elif kind == "sessions_ended" and isinstance(message.get("account_id"), int):
+            keep = message.get("keep")
+            self._end_sessions_here(message["account_id"], keep if isinstance(keep, str) else None)
+
+    def _end_session_here(self, token_hash: str) -> None:
+        self.verified.forget(token_hash)
+        for conn in self.sockets.of_session(token_hash):
+            conn.kick(SIGNED_OUT)
+
+    def _end_sessions_here(self, account_id: int, keep: str | None) -> None:
         for token_hash, (owner, _expires) in list(self.verified.tokens.items()):
             if owner == account_id and token_hash != keep:
                 self.verified.forget(token_hash)
         for conn in list(self.sockets.by_player.get(account_id, ())):
             if conn.session != keep:
-                conn.kick({"type": "error", "code": "signed_out", "message": "you signed out: sign in again"})
+                conn.kick(SIGNED_OUT)
+
+    async def session_alive(self, conn: Connection) -> bool:
+        """Whether the session a socket speaks for still stands (a socket without one: True). Checked in
+        the database where a socket's action is accepted, so that a sign-out whose news never reached this
+        process (a lost bus message) still stops the socket; False kicks it."""
+        if conn.session is None:
+            return True
+        async with self.session() as db:
+            alive = await auth.session_alive(db, conn.session)
+        if not alive:
+            conn.kick(SESSION_OVER)
+        return alive
 
     async def sweep_sessions(self) -> int:
         """Close the sockets of expired sessions and delete the expired rows; how many rows went."""

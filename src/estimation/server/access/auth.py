@@ -131,6 +131,12 @@ async def session_for_token(db: AsyncSession, token: str | None) -> tuple[Sessio
     return None if account is None else (row, account)
 
 
+async def session_alive(db: AsyncSession, token_hash: str) -> bool:
+    """Whether the session with this token hash still stands (not signed out, not expired)."""
+    expires = await db.scalar(select(Session.expires_at).where(Session.token_hash == token_hash))
+    return expires is not None and expires > utcnow()
+
+
 async def account_for_token(db: AsyncSession, token: str | None) -> Account | None:
     """The signed-in account, or None for a missing, unknown or expired token."""
     found = await session_for_token(db, token)

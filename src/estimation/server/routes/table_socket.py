@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 PROTOCOL = "estimation-ws/1"
 MAX_ID = 64
 MAX_ACTION = 40
+#: The messages that change something: each is accepted only while the socket's session still stands.
+ACTING = frozenset({"action", "back", "leave", "chat", "chat_prefs"})
 
 
 def error(code: str, message: str, request_id: Any = None) -> dict[str, Any]:
@@ -145,6 +147,8 @@ class Session:
         if kind == "hello":
             await self.hello(msg)
             return
+        if kind in ACTING and not await self.hub.session_alive(self.conn):
+            return  # signed out or expired meanwhile (its news may never have come): kicked, nothing done
         if kind in ("chat", "chat_prefs"):
             if self.link is None:
                 raise TableError("hello_first", 'say {"type": "hello"} first')
