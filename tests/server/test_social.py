@@ -312,6 +312,28 @@ def test_a_declined_rematch_is_recorded_and_announced(server: ServerProcess) -> 
     assert started["status"] == "playing"
 
 
+def test_a_rematchs_kept_seat_waits_for_its_player(server: ServerProcess) -> None:
+    """Issue 25, B9: someone holding the rematch's invite code could take a player's kept seat before that
+    player answered. Now the seat waits for its player's answer: taken by them, or freed by their decline."""
+    tid, a, b = two_humans(server)
+    _play_out(server, tid, [a, b], 13)
+    made = a.ok(a.post(f"/api/tables/{tid}/rematch"))
+    new, code = made["table"]["id"], made["table"]["invite_code"]
+    c = Api.register(server)
+    for body in ({"seat": 1, "invite": code}, {"invite": code}):  # b's seat, or any seat: b's is the only one
+        r = c.post(f"/api/tables/{new}/join", body)
+        assert r.status_code == 409, (body, r.status_code, r.text)
+    assert b.ok(b.post(f"/api/tables/{tid}/rematch"))["seat"] == 1
+    # Declined, the seat is anyone's with the code.
+    tid2, d, e = two_humans(server)
+    _play_out(server, tid2, [d, e], 17)
+    made = d.ok(d.post(f"/api/tables/{tid2}/rematch"))
+    new, code = made["table"]["id"], made["table"]["invite_code"]
+    assert c.post(f"/api/tables/{new}/join", {"seat": 1, "invite": code}).status_code == 409
+    e.ok(e.post(f"/api/tables/{tid2}/rematch/decline"))
+    assert c.ok(c.post(f"/api/tables/{new}/join", {"seat": 1, "invite": code}))["seat"] == 1
+
+
 def test_an_egyptian_profile_pays_level_points_and_a_leavers_match_pays_4(server: ServerProcess) -> None:
     a, b = Api.register(server), Api.register(server)
     tid = a.create_table(ruleset="egyptian", length="committee", bot_seats=[2, 3])["id"]

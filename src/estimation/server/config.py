@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     chat_burst: int = 5
     #: A quick-play table's wait for people: bots take the empty seats this long after the last person came.
     quickplay_wait_seconds: float = 20.0
+    #: A rematch keeps each old player's seat for them this long (seconds from the rematch's making) until
+    #: they answer: nobody else may take it meanwhile, even with the invite code. A decline frees it.
+    rematch_hold_seconds: float = 300.0
     #: The bots that fill a quick-play table.
     quickplay_bot_level: str = "heuristic"
     #: The daily coin grant tops a wallet up to this, once per (UTC) day.
