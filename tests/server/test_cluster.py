@@ -43,7 +43,8 @@ def cluster(postgres_base: str, module_redis: RedisProcess) -> Iterator[LocalClu
     if find_haproxy() is None:
         pytest.fail(HAPROXY_HELP + ": run `bash scripts/test.sh` as root")
     env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
-           "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0"}
+           "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
+           "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0"}
     running = LocalCluster(workers=3, database_url=create_database(postgres_base), lease_seconds=LEASE,
                            check_ms=250, env=env, redis=module_redis.url)
     try:

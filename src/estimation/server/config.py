@@ -85,6 +85,14 @@ class Settings(BaseSettings):
     #: passwords cannot fill the hashing queue that everyone's sign-ins wait in.
     sign_ins_per_minute: float = 20.0
     sign_in_burst: int = 10
+    #: Per address: new sockets (table and lobby) a minute and their burst (0: no limit). Like sign-ups,
+    #: sign-ins and new tables, counted in Redis when ``redis_url`` is set (shared by every worker).
+    socket_connects_per_minute: float = 120.0
+    socket_connect_burst: int = 40
+    #: Per address, over every session token it uses: REST requests a second and their burst (0: no limit),
+    #: so that minting guests does not multiply the per-client limit (``rest_rate_per_second``).
+    rest_address_rate_per_second: float = 60.0
+    rest_address_burst: int = 300
     #: Password hashing (argon2, deliberately slow) has threads of its own, and at most this many sign-ins
     #: waiting for them; more are refused with 429 at once, so a flood of logins queues nowhere else.
     hash_workers: int = 1

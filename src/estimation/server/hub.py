@@ -24,7 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
 from .access import auth
-from .access.ratelimit import Buckets, VerifiedTokens
+from .access.limits import Limit, SharedBuckets
+from .access.ratelimit import VerifiedTokens
 from .cluster.bus import SESSIONS, Bus, Message, Subscription
 from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
@@ -131,10 +132,18 @@ class Hub:
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
         #: Session tokens verified here: the REST rate limit's key for a request that carries one.
         self.verified = VerifiedTokens()
-        #: Per-address buckets for creating guests, accounts and tables (keyed "kind:address").
-        self.creations = Buckets(settings.create_per_minute / 60, settings.create_burst)
-        #: Per-address buckets for sign-in attempts.
-        self.sign_ins = Buckets(settings.sign_ins_per_minute / 60, settings.sign_in_burst)
+        #: The limits per address (access/limits.py): in Redis when there is one (shared by the workers).
+        self.shared_limits = (SharedBuckets(settings.redis_url, settings.redis_prefix)
+                              if settings.redis_url else None)
+        #: Creating guests, accounts and tables (keyed "kind:address").
+        self.creations = Limit("create", settings.create_per_minute / 60, settings.create_burst,
+                               self.shared_limits)
+        #: Sign-in attempts.
+        self.sign_ins = Limit("sign-in", settings.sign_ins_per_minute / 60, settings.sign_in_burst,
+                              self.shared_limits)
+        #: New sockets, table and lobby.
+        self.connects = Limit("connect", settings.socket_connects_per_minute / 60,
+                              settings.socket_connect_burst, self.shared_limits)
         #: Threads of their own for password hashing (bounded), so that it waits behind nothing else in the
         #: loop's default pool. (The bots think in processes: self.bots.)
         self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)
@@ -188,6 +197,9 @@ class Hub:
             self._sessions_news.close()
         await self.social.stop()
         await self.bus.stop()
+        if self.shared_limits is not None:
+            with contextlib.suppress(Exception):
+                await self.shared_limits.close()
         self.hints.stop()
         self.hashing.shutdown()
         self.bots.stop()
@@ -400,9 +412,9 @@ class Hub:
             await asyncio.sleep(min(30.0, max(1.0, self.settings.open_table_seconds / 4)))
 
     # --- sessions and limits ------------------------------------------------------------------------
-    def allow_create(self, kind: str, address: str) -> bool:
+    async def allow_create(self, kind: str, address: str) -> bool:
         """Whether ``address`` may create another ``kind`` (guest, account, table) now."""
-        return self.creations.allow(f"{kind}:{address}")
+        return await self.creations.allow(f"{kind}:{address}")
 
     def end_session(self, token_hash: str) -> None:
         """A session is over (signed out): its token is forgotten and its sockets are closed, here and, over

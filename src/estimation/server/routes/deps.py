@@ -104,9 +104,9 @@ async def current_account(hub: HubDep, creds: Creds) -> Account:
     return account
 
 
-def limit_creating(kind: str, hub: Hub, request: Request) -> None:
+async def limit_creating(kind: str, hub: Hub, request: Request) -> None:
     """The per-address limit on creating guests, accounts and tables (``Settings.create_per_minute``)."""
-    if not hub.allow_create(kind, peer(request.scope)):
+    if not await hub.allow_create(kind, peer(request.scope)):
         raise TableError("rate_limited", f"too many new {kind}s from your address: at most "
                                          f"{hub.settings.create_per_minute:g} a minute (bursts of "
                                          f"{hub.settings.create_burst}); try again later", 429)

@@ -92,7 +92,12 @@ async def lobby_socket(ws: WebSocket) -> None:
     # like one when its session ends: see connection.py and ws.py.
     conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst,
                       settings.send_queue_bytes, settings.send_timeout)
-    if not hub.sockets.admit(conn, ws.client.host if ws.client else "?"):
+    address = ws.client.host if ws.client else "?"
+    if not await hub.connects.allow(address):
+        conn.kick(error("rate_limited", "too many new sockets from your address: try again later"))
+        await conn.finish()
+        return
+    if not hub.sockets.admit(conn, address):
         conn.kick(error("too_many_connections",
                         f"at most {hub.sockets.per_address} sockets from one address"))
         await conn.finish()

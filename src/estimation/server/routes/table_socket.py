@@ -77,6 +77,10 @@ class Session:
         settings = self.hub.settings
         conn = self.conn
         address = self.ws.client.host if self.ws.client else "?"
+        if not await self.hub.connects.allow(address):
+            conn.kick(error("rate_limited", "too many new sockets from your address: try again later"))
+            await conn.finish()
+            return
         if not self.hub.sockets.admit(conn, address):
             conn.kick(error("too_many_connections", f"at most {self.hub.sockets.per_address} sockets from "
                                                     "one address"))

@@ -110,7 +110,7 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
     if body.bot_level not in levels:
         raise HTTPException(422, f"unknown bot level {body.bot_level!r} (known: {', '.join(levels)})")
     await hub.not_seated_elsewhere(me.id, None)
-    limit_creating("table", hub, request)
+    await limit_creating("table", hub, request)
     runtime = await hub.create_table(me.id, body.ruleset, body.length, body.stake, body.private,
                                      sorted(body.bot_seats), body.bot_level, body.turn_seconds,
                                      body.partners)
