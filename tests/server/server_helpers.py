@@ -45,7 +45,8 @@ class ServerProcess:
         # all of an address's sessions are off: every test's players come from 127.0.0.1 (test_abuse.py and
         # test_shared_limits.py test the limits on servers of their own).
         self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
-                    "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0", "ESTIMATION_REST_ADDRESS_RATE_PER_SECOND": "0",
+                    "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0",
+                    "ESTIMATION_REST_ADDRESS_RATE_PER_SECOND": "0",
                     "ESTIMATION_METRICS_PORT": str(self.metrics_port), **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"

@@ -65,8 +65,9 @@ def test_the_limits_per_address_hold_across_workers(two_workers: list[ServerProc
             for i in range(12)]
     assert [r.status_code for r in made].count(201) == 6, [r.status_code for r in made]
     assert {r.json()["code"] for r in made if r.status_code != 201} == {"rate_limited"}
-    attempts = [httpx.post((a, b)[i % 2].base + "/api/sessions", json={"name": "Nobody", "password": "wrong password"},
-                           timeout=30).status_code for i in range(8)]
+    wrong = {"name": "Nobody", "password": "wrong password"}
+    attempts = [httpx.post((a, b)[i % 2].base + "/api/sessions", json=wrong, timeout=30).status_code
+                for i in range(8)]
     assert attempts.count(401) == 4 and attempts.count(429) == 4, attempts
 
     async def connects() -> list[str]:

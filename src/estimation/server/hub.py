@@ -117,6 +117,8 @@ class Hub:
         self._sweeper: asyncio.Task[None] | None = None
         self._session_sweeper: asyncio.Task[None] | None = None
         self._sessions_news: Subscription | None = None
+        #: Times the lobby's snapshot was read from the database (routes/lobby_socket.py caches it).
+        self.lobby_snapshots = 0
         self.hints = HintPool()
         self.bots = BotPool(settings.bot_workers)
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
@@ -486,4 +488,5 @@ class Hub:
                 **self.bus.stats(),
                 **(self.ownership.stats() if self.ownership is not None else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
+                "lobby_snapshots": self.lobby_snapshots,
                 **tuning.stats()}
