@@ -85,6 +85,11 @@ class Settings(BaseSettings):
     #: passwords cannot fill the hashing queue that everyone's sign-ins wait in.
     sign_ins_per_minute: float = 20.0
     sign_in_burst: int = 10
+    #: Per account: wrong passwords in ``wrong_password_window_seconds`` after which its sign-ins are
+    #: refused (429) until the window ends, from any address (0: no limit). Wrong passwords also put an
+    #: address's and an account's next sign-ins behind everyone else's in the hashing queue.
+    account_wrong_passwords: int = 10
+    wrong_password_window_seconds: float = 300.0
     #: Per address: new sockets (table and lobby) a minute and their burst (0: no limit). Like sign-ups,
     #: sign-ins and new tables, counted in Redis when ``redis_url`` is set (shared by every worker).
     socket_connects_per_minute: float = 120.0

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..rulesets import RULESETS
 from .access import auth
-from .access.limits import Limit, SharedBuckets
+from .access.limits import Counts, Limit, SharedBuckets
 from .access.ratelimit import VerifiedTokens
 from .cluster.bus import SESSIONS, Bus, Message, Subscription
 from .cluster.bus_choice import open_bus
@@ -143,6 +143,11 @@ class Hub:
         #: Sign-in attempts.
         self.sign_ins = Limit("sign-in", settings.sign_ins_per_minute / 60, settings.sign_in_burst,
                               self.shared_limits)
+        #: Wrong passwords per account (the throttle: in Redis when there is one) and per address (only
+        #: to order the hashing queue, so this process's count).
+        self.wrong_passwords = Counts("wrong-password", settings.wrong_password_window_seconds,
+                                      self.shared_limits)
+        self.wrong_from = Counts("wrong-from", settings.wrong_password_window_seconds)
         #: New sockets, table and lobby.
         self.connects = Limit("connect", settings.socket_connects_per_minute / 60,
                               settings.socket_connect_burst, self.shared_limits)
@@ -488,5 +493,5 @@ class Hub:
                 **self.bus.stats(),
                 **(self.ownership.stats() if self.ownership is not None else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
-                "lobby_snapshots": self.lobby_snapshots,
+                "lobby_snapshots": self.lobby_snapshots, "password_jobs_evicted": self.hashing.evicted,
                 **tuning.stats()}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import OrderedDict
 from typing import Any
 
 from redis.asyncio import Redis
@@ -64,11 +65,39 @@ class SharedBuckets:
         try:
             return bool(await self.script(keys=[self.prefix + "limit:" + key], args=[rate, burst, ttl]))
         except (RedisError, OSError) as exc:
-            self.failures += 1
-            if self._down_until == 0.0 or self.failures % 100 == 1:
-                log.warning("limits: Redis unreachable (%s); counting in this process meanwhile", exc)
-            self._down_until = time.monotonic() + RETRY_AFTER
+            self._failed(exc)
             return None
+
+    async def count(self, key: str) -> int | None:
+        """The count under ``key`` (0: none); None when Redis cannot say."""
+        if time.monotonic() < self._down_until:
+            return None
+        try:
+            return int(await self.client.get(self.prefix + "count:" + key) or 0)
+        except (RedisError, OSError, ValueError) as exc:
+            self._failed(exc)
+            return None
+
+    async def add(self, key: str, window: float) -> bool:
+        """One more under ``key``, the count forgotten ``window`` seconds after its first; False when Redis
+        could not take it."""
+        if time.monotonic() < self._down_until:
+            return False
+        try:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.incr(self.prefix + "count:" + key)
+            pipe.expire(self.prefix + "count:" + key, max(1, math.ceil(window)), nx=True)
+            await pipe.execute()
+            return True
+        except (RedisError, OSError) as exc:
+            self._failed(exc)
+            return False
+
+    def _failed(self, exc: BaseException) -> None:
+        self.failures += 1
+        if self._down_until == 0.0 or self.failures % 100 == 1:
+            log.warning("limits: Redis unreachable (%s); counting in this process meanwhile", exc)
+        self._down_until = time.monotonic() + RETRY_AFTER
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -93,3 +122,46 @@ class Limit:
             if taken is not None:
                 return taken
         return self.local.allow(key)
+
+
+class Counts:
+    """Events per key (wrong passwords) over a window of ``window`` seconds from the key's first one: in
+    ``shared`` (Redis) when given, else (or while Redis is unreachable) in this process, at most
+    ``max_keys`` keys (the least recently seen forgotten first)."""
+
+    def __init__(self, name: str, window: float, shared: SharedBuckets | None = None,
+                 max_keys: int = 100_000) -> None:
+        self.name = name
+        self.window = window
+        self.shared = shared
+        self.max_keys = max_keys
+        self.local: OrderedDict[str, tuple[float, int]] = OrderedDict()
+
+    def here(self, key: str) -> int:
+        """This process's count (no Redis: for ordering work, never for refusing it)."""
+        found = self.local.get(key)
+        if found is None:
+            return 0
+        if time.monotonic() - found[0] >= self.window:
+            del self.local[key]
+            return 0
+        return found[1]
+
+    async def count(self, key: str) -> int:
+        if self.shared is not None:
+            shared = await self.shared.count(f"{self.name}:{key}")
+            if shared is not None:
+                return shared
+        return self.here(key)
+
+    async def add(self, key: str) -> None:
+        now = time.monotonic()
+        started, count = self.local.get(key, (now, 0))
+        if now - started >= self.window:
+            started, count = now, 0
+        self.local[key] = (started, count + 1)
+        self.local.move_to_end(key)
+        while len(self.local) > self.max_keys:
+            self.local.popitem(last=False)
+        if self.shared is not None:
+            await self.shared.add(f"{self.name}:{key}", self.window)

@@ -115,10 +115,11 @@ async def limit_creating(kind: str, hub: Hub, request: Request) -> None:
 Me = Annotated[Account, Depends(current_account)]
 
 
-async def password_work(hub: Hub, work: Any, *args: Any) -> Any:
-    """Password work on the hashing threads; 429 when too many are waiting for them already."""
+async def password_work(hub: Hub, work: Any, *args: Any, key: str = "", weight: int = 0) -> Any:
+    """Password work on the hashing threads (``key``, ``weight``: its place in their fair queue, see
+    ``auth.Hashing``); 429 when too many are waiting for them already."""
     try:
-        return await hub.hashing.run(work, *args)
+        return await hub.hashing.run(work, *args, key=key, weight=weight)
     except auth.Busy:
         raise TableError("busy", "too many sign-ins at once: try again in a moment", 429) from None
 
