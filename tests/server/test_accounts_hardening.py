@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -190,6 +191,36 @@ def test_names_cannot_impersonate(server: ServerProcess) -> None:
             assert r.status_code == 422, (bad, path, r.status_code, r.text)
 
 
+LOOK_ALIKES = [("MYMIPYN", "\u039c\u03a5\u039c\u0399\u03a1\u03a5\u039d"),  # Latin and Greek capitals
+               ("AIice", "Alice"), ("0TT0", "OTTO"), ("Wirn", "Wim"),
+               ("\u0639\u0644\u064a", "\u0639\u0644\u06cc"),  # Arabic yeh, Farsi yeh
+               ("\u0643\u0631\u064a\u0645", "\u06a9\u0631\u064a\u0645")]  # Arabic kaf, keheh
+
+
+def test_look_alike_names_are_one_name_and_the_systems_labels_are_reserved(server: ServerProcess) -> None:
+    """Issue 25, B7: names are compared by their confusable skeleton (Unicode TR39), so a look-alike of a
+    registered name is taken (for an account, a guest and a rename), and the names the game gives are no
+    player's."""
+    tag = str(random.randrange(10**6))
+    arabic_digits = "".join(chr(0x660 + int(d)) for d in tag)
+    for first, second in LOOK_ALIKES:
+        suffix = arabic_digits if "\u0600" <= first[0] <= "\u06ff" else tag
+        mine = Api.register(server, first + suffix)
+        for name in (second + suffix, first + suffix):
+            r = httpx.post(server.base + "/api/accounts", json={"name": name, "password": "correct horse"})
+            assert r.status_code == 409, (name, r.status_code, r.text)
+            assert httpx.post(server.base + "/api/guests", json={"name": name}).status_code == 409, name
+        other = Api.register(server, f"Other{tag}{len(first)}{ord(first[0])}")
+        r = httpx.put(server.base + "/api/me/name", json={"name": second + suffix}, headers=other.headers())
+        assert r.status_code == 409, (second, r.status_code, r.text)
+        assert mine.account["name"] == first + suffix
+    for label in ("Bot 3", "B0t 3", "bot 12", "Deleted player", "DeIeted player"):
+        for path in ("/api/accounts", "/api/guests"):
+            body = {"name": label, "password": "correct horse"}
+            r = httpx.post(server.base + path, json=body if path == "/api/accounts" else {"name": label})
+            assert r.status_code == 422, (label, path, r.status_code, r.text)
+
+
 def test_passwords_must_be_worth_something(server: ServerProcess) -> None:
     name = f"Patricia{id(server) % 100000}"  # 8 characters or more: a valid password but for being the name
     for password, why in (("password", "too easy"), (" " * 8, "only spaces"), (name, "your name"),
@@ -264,3 +295,30 @@ def test_ci_installs_what_users_get() -> None:
     for name, floor in floors.items():
         assert name in pins and pins[name] >= floor, (name, pins.get(name), floor)
     assert json.dumps(pins)
+
+
+def test_the_name_skeleton_backfill_keeps_the_older_of_two_look_alikes(tmp_path: Path) -> None:
+    """Migration 0008 (issue 25, B7): accounts made before it get their skeleton; of two old accounts whose
+    names already looked alike the older keeps it, the newer (still able to sign in) gets none."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from estimation.server.storage.database import MIGRATIONS
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url)
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0007_ownership")
+        for i, (name, login) in enumerate([("Alice", "alice"), ("AIice", "aiice"), ("Bob", None)], 1):
+            connection.execute(text("INSERT INTO accounts (id, name, login, is_guest, balance, created_at, "
+                                    "moderator, silenced) VALUES (:i, :n, :l, :g, 0, '2026-01-01', 0, 0)"),
+                               {"i": i, "n": name, "l": login, "g": login is None})
+        command.upgrade(config, "head")
+        keys = dict(connection.execute(text("SELECT id, name_key FROM accounts")).all())
+    engine.dispose()
+    assert keys == {1: names.skeleton("Alice"), 2: None, 3: None}

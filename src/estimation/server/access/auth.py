@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..storage.models import Account, LedgerEntry, Session, utcnow
@@ -229,9 +229,15 @@ async def create_guest(db: AsyncSession, name: str) -> Account:
     return account
 
 
+def same_name(name: str) -> Any:
+    """The condition "this account's name is ``name``, or looks like it" (``names.key``,
+    ``names.skeleton``)."""
+    return or_(Account.login == names.key(name), Account.name_key == names.skeleton(name))
+
+
 async def name_taken(db: AsyncSession, name: str) -> bool:
-    """Whether an account has this name (compared as names are: ``names.key``)."""
-    return await db.scalar(select(Account.id).where(Account.login == names.key(name))) is not None
+    """Whether an account has this name or a look-alike of it (``same_name``)."""
+    return await db.scalar(select(Account.id).where(same_name(name)).limit(1)) is not None
 
 
 async def register(db: AsyncSession, name: str, password_hash: str, grant: int) -> Account | None:
@@ -239,12 +245,10 @@ async def register(db: AsyncSession, name: str, password_hash: str, grant: int) 
 
     ``name`` is already in its shown form (``names.shown``); the caller hashes the password (on the
     :class:`Hashing` threads: argon2 is deliberately slow and would stall the loop)."""
-    login = names.key(name)
-    taken = await db.scalar(select(Account.id).where(Account.login == login))
-    if taken is not None:
+    if await name_taken(db, name):
         return None
-    account = Account(name=name, login=login, password_hash=password_hash, is_guest=False,
-                      balance=grant)
+    account = Account(name=name, login=names.key(name), name_key=names.skeleton(name),
+                      password_hash=password_hash, is_guest=False, balance=grant)
     db.add(account)
     await db.flush()
     db.add(LedgerEntry(key=f"grant:{account.id}", account_id=account.id, table_id=None, kind="grant",

@@ -42,6 +42,10 @@ class Account(Base):
     #: The name as names are compared (``names.key``): unique for accounts; guests get NULL so that two
     #: guests may share a display name.
     login: Mapped[str | None] = mapped_column(String(128), unique=True)
+    #: The name's confusable skeleton (``names.skeleton``, migration 0008_name_skeletons): unique among
+    #: accounts, so that no account takes a look-alike of another's name; NULL for guests, deleted accounts
+    #: and (from the backfill) the newer of two old accounts whose names already looked alike.
+    name_key: Mapped[str | None] = mapped_column(String(200))
     password_hash: Mapped[str | None] = mapped_column(String(200))
     is_guest: Mapped[bool] = mapped_column(Boolean)
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -51,6 +55,7 @@ class Account(Base):
     moderator: Mapped[bool] = mapped_column(Boolean, default=False)
     silenced: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    __table_args__ = (Index("ix_accounts_name_key", "name_key", unique=True),)
 
 
 class Session(Base):
