@@ -232,6 +232,20 @@ def test_passwords_must_be_worth_something(server: ServerProcess) -> None:
         "name": name, "password": "violet kettle marches"}).status_code == 201
 
 
+def test_passwords_are_judged_with_the_name_and_the_sites_words(server: ServerProcess) -> None:
+    """Issue 25, B8: "Summer2024!", "Alice2024" (for Alice) and "correcthorse" were accepted; zxcvbn now
+    knows the player's name and the site's words, and wants its score 3."""
+    tag = random.randrange(10**6)
+    for name, password in ((f"Alice{tag}", "Summer2024!"), ("Alice", "Alice2024"),
+                           (f"Zed{tag}", "correcthorse"), (f"Zed{tag}", "estimation2024"),
+                           (f"Zed{tag}", "koutchina123")):
+        with pytest.raises(ValueError, match="too easy"):
+            names.password(password, name)
+        r = httpx.post(server.base + "/api/accounts", json={"name": f"{name}{tag}", "password": password})
+        assert r.status_code == 422 and "too easy" in r.text, (password, r.status_code, r.text)
+    assert names.password("violet kettle marches", "Alice") == "violet kettle marches"
+
+
 def test_names_and_passwords_units() -> None:
     assert names.key("ＡＮＮ") == names.key("Ann") == names.key(" ann ") == names.key("ΑΝΝ")  # noqa: RUF001
     assert names.shown("  Ann   Lee ") == "Ann Lee"

@@ -363,16 +363,17 @@ def test_password_name_and_signing_out_everywhere(server: ServerProcess) -> None
     a = Api.register(server, password="first password")
     other = Api(server, a.ok(httpx.post(server.base + "/api/sessions", json={
         "name": a.account["name"], "password": "first password"}))["token"])
-    assert a.http.put("/api/me/password", json={"old_password": "wrong one", "new_password": "second one"},
+    assert a.http.put("/api/me/password",
+                      json={"old_password": "wrong one", "new_password": "second one at last"},
                       headers=a.headers()).status_code == 403
     assert a.http.put("/api/me/password",
-                      json={"old_password": "first password", "new_password": "second one"},
+                      json={"old_password": "first password", "new_password": "second one at last"},
                       headers=a.headers()).status_code == 204
     assert other.get("/api/me").status_code == 401  # the other session was signed out
     assert httpx.post(server.base + "/api/sessions", json={
         "name": a.account["name"], "password": "first password"}).status_code == 401
     assert httpx.post(server.base + "/api/sessions", json={
-        "name": a.account["name"], "password": "second one"}).status_code == 200
+        "name": a.account["name"], "password": "second one at last"}).status_code == 200
     # Names: unique among accounts, validated as at sign-up.
     b = Api.register(server)
     assert a.http.put("/api/me/name", json={"name": b.account["name"].upper()},
@@ -380,8 +381,8 @@ def test_password_name_and_signing_out_everywhere(server: ServerProcess) -> None
     assert a.http.put("/api/me/name", json={"name": "bad\nname"}, headers=a.headers()).status_code == 422
     new_name = f"Renamed {a.id}"
     assert a.ok(a.http.put("/api/me/name", json={"name": new_name}, headers=a.headers()))["name"] == new_name
-    assert httpx.post(server.base + "/api/sessions", json={"name": new_name, "password": "second one"}
-                      ).status_code == 200
+    assert httpx.post(server.base + "/api/sessions",
+                      json={"name": new_name, "password": "second one at last"}).status_code == 200
     assert a.http.delete("/api/me/sessions", headers=a.headers()).status_code == 204
     assert a.get("/api/me").status_code == 401
 
