@@ -41,12 +41,14 @@ class ServerProcess:
         self.name = name
         self.port = free_port()
         self.metrics_port = free_port()
-        # The per-address limits on creating guests, accounts and tables, on new sockets and on REST over
-        # all of an address's sessions are off: every test's players come from 127.0.0.1 (test_abuse.py and
-        # test_shared_limits.py test the limits on servers of their own).
+        # The per-address limits on creating guests, accounts and tables, on new sockets, on chat and on
+        # REST over all of an address's sessions, and the spectators' chat per table, are off: every test's
+        # players come from 127.0.0.1 (test_abuse_limits.py and test_shared_limits.py test the limits on
+        # servers of their own).
         self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
                     "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0",
-                    "ESTIMATION_REST_ADDRESS_RATE_PER_SECOND": "0",
+                    "ESTIMATION_REST_ADDRESS_RATE_PER_SECOND": "0", "ESTIMATION_CHAT_ADDRESS_PER_SECOND": "0",
+                    "ESTIMATION_SPECTATOR_CHAT_PER_SECOND": "0",
                     "ESTIMATION_METRICS_PORT": str(self.metrics_port), **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from server_helpers import Api, ServerProcess, run
+from server_helpers import Api, Player, ServerProcess, run
 
 
 def _server(tmp_path_factory: pytest.TempPathFactory, name: str,
@@ -311,3 +311,45 @@ def test_a_lobby_connect_flood_is_limited_and_reads_the_lobby_once(lobby_flood: 
     firsts = run(flood())
     assert firsts.count("lobby") >= 10 and firsts.count("rate_limited") >= 25, firsts
     assert server.figures()["estimation_lobby_snapshots"] - read_before <= 2
+
+
+@pytest.fixture(scope="module")
+def chatty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The shipped chat limits: per player, per address (1 a second, bursts of 10) and per table's
+    spectators' channel (1 a second, bursts of 5)."""
+    yield from _server(tmp_path_factory, "chatty", {
+        "ESTIMATION_CHAT_ADDRESS_PER_SECOND": "1", "ESTIMATION_CHAT_ADDRESS_BURST": "10",
+        "ESTIMATION_SPECTATOR_CHAT_PER_SECOND": "1", "ESTIMATION_SPECTATOR_CHAT_BURST": "5"})
+
+
+def test_many_guests_cannot_flood_a_strangers_table_with_spectator_chat(chatty: ServerProcess) -> None:
+    """Issue 25, B11: twenty guests from one address put fifteen spectator lines a second into a stranger's
+    table (each guest had its own chat budget). Now an address, and a table's spectators' channel, have one
+    budget each."""
+    server = chatty
+    owner = Api.guest(server)
+    tid = owner.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    owner.join(tid, seat=0)
+    guests = [Api.guest(server) for _ in range(20)]
+
+    async def main() -> int:
+        seated = Player(server, tid, owner.token)
+        await seated.connect()
+        watchers = [Player(server, tid, g.token) for g in guests]
+        for w in watchers:
+            await w.connect()
+        start = asyncio.get_running_loop().time()
+        for round_ in range(3):
+            for i, w in enumerate(watchers):
+                await w.send({"type": "chat", "text": f"spam {round_} {i}"})
+        lines = 0
+        with contextlib.suppress(TimeoutError):
+            while asyncio.get_running_loop().time() - start < 3:
+                message = await seated.recv(0.5)
+                lines += message["type"] == "chat" and message["channel"] == "spectators"
+        for p in (seated, *watchers):
+            await p.close()
+        return lines
+
+    lines = run(main())
+    assert 1 <= lines <= 9, lines  # a burst of 5 and a line a second, not 60

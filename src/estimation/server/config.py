@@ -61,6 +61,12 @@ class Settings(BaseSettings):
     #: Chat per player, over all their tables and sockets: sustained messages per second and the burst.
     chat_rate_per_second: float = 0.5
     chat_burst: int = 5
+    #: Chat per address, over all the players it signs in (0: no limit); and a table's spectators' channel
+    #: as a whole, so that many guests cannot flood a stranger's table (in Redis when ``redis_url`` is set).
+    chat_address_per_second: float = 1.0
+    chat_address_burst: int = 10
+    spectator_chat_per_second: float = 1.0
+    spectator_chat_burst: int = 5
     #: A quick-play table's wait for people: bots take the empty seats this long after the last person came.
     quickplay_wait_seconds: float = 20.0
     #: A rematch keeps each old player's seat for them this long (seconds from the rematch's making) until

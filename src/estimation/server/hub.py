@@ -148,6 +148,11 @@ class Hub:
         self.wrong_passwords = Counts("wrong-password", settings.wrong_password_window_seconds,
                                       self.shared_limits)
         self.wrong_from = Counts("wrong-from", settings.wrong_password_window_seconds)
+        #: Chat per address, and per table in its spectators' channel (social/chat.py).
+        self.chat_from = Limit("chat", settings.chat_address_per_second, settings.chat_address_burst,
+                               self.shared_limits)
+        self.spectator_chat = Limit("spectator-chat", settings.spectator_chat_per_second,
+                                    settings.spectator_chat_burst, self.shared_limits)
         #: New sockets, table and lobby.
         self.connects = Limit("connect", settings.socket_connects_per_minute / 60,
                               settings.socket_connect_burst, self.shared_limits)
