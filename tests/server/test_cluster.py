@@ -636,3 +636,40 @@ def test_ending_a_session_closes_its_sockets_on_every_worker(cluster: LocalClust
         asyncio.run(go())
     finally:
         elsewhere.close()
+
+
+def test_one_player_cannot_be_seated_at_two_live_tables_on_two_workers(cluster: LocalCluster) -> None:
+    """Issue 25, B2: two joins at once to tables owned by different workers both succeeded (5 of 5), the
+    stake paid twice: each worker checked "seated elsewhere?" in its own memory. Now the database holds one
+    live seat a player (``live_seats``): one join wins, the other is 409 and pays nothing."""
+    top_up(cluster)
+    a, b = live(cluster)[:2]
+
+    def made_on(worker: Worker, maker: Rest) -> int:
+        r = httpx.post(worker.base + "/api/tables", json={"ruleset": "koutchina", "length": "micro",
+                                                           "stake": 10, "turn_seconds": 0},
+                       headers={"Authorization": f"Bearer {maker.token}"}, timeout=30)
+        assert r.status_code == 201, r.text
+        return int(r.json()["id"])
+
+    async def race(token: str, tables: list[tuple[Worker, int]]) -> list[int]:
+        async with httpx.AsyncClient(timeout=30) as http:
+            answers = await asyncio.gather(*(http.post(
+                f"{w.base}/api/tables/{t}/join", json={"stake": True},
+                headers={"Authorization": f"Bearer {token}"}) for w, t in tables))
+        return [r.status_code for r in answers]
+
+    outcomes = []
+    for _ in range(5):
+        maker, player = players(cluster, registered=True)[:2]
+        tables = [(a, made_on(a, maker)), (b, made_on(b, maker))]
+        assert owner_of(cluster, tables[0][1])[0] is a and owner_of(cluster, tables[1][1])[0] is b
+        codes = asyncio.run(race(str(player.token), tables))
+        outcomes.append(codes)
+        assert sorted(codes) == [200, 409], codes
+        rows = query(str(cluster.database_url), "SELECT COUNT(*) FROM seats s JOIN tables t ON t.id = "
+                     "s.table_id WHERE s.account_id = :p AND t.status IN ('open', 'playing')",
+                     p=player.account["id"])
+        assert rows[0][0] == 1
+        balance = player.ok("GET", "/api/me")["balance"]
+        assert balance == 1000 - 10, balance  # one stake paid

@@ -252,3 +252,13 @@ class TableOwner(Base):
     epoch: Mapped[int] = mapped_column(BigInteger)
     wanted_by: Mapped[int | None] = mapped_column(BigInteger)
     since: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LiveSeat(Base):
+    """One row per player seated at an open or playing table (migration 0009_live_seats): its primary key,
+    the account, makes "one live table a player" hold in the database, so two workers (or two processes)
+    cannot both seat one player. Written in the table's own transaction with its seats (table/store.py)."""
+
+    __tablename__ = "live_seats"
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
