@@ -4,6 +4,7 @@ profiles, leaderboards and accounts."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from typing import Any
@@ -334,15 +335,58 @@ def test_a_rematchs_kept_seat_waits_for_its_player(server: ServerProcess) -> Non
     assert c.ok(c.post(f"/api/tables/{new}/join", {"seat": 1, "invite": code}))["seat"] == 1
 
 
-def test_an_egyptian_profile_pays_level_points_and_a_leavers_match_pays_4(server: ServerProcess) -> None:
+def test_leaving_an_egyptian_match_farms_no_level_points(server: ServerProcess) -> None:
+    """Issue 25, B6 (RULES.md, egyptian ruling 9): create a table with three bots, join, leave, again and
+    again, gave 4 level points a match (80 in 0.9 s, first on the level leaderboard); two accounts leaving
+    at once traded draws. A match a leaver ends before its first round is scored counts for nobody; a
+    leaver's match after that is a loss that pays nothing."""
+    farmer = Api.register(server)
+    for _ in range(3):
+        tid = farmer.create_table(ruleset="egyptian", length="committee", bot_seats=[1, 2, 3])["id"]
+        farmer.join(tid, seat=0)
+        farmer.ok(farmer.post(f"/api/tables/{tid}/leave"))
+    nothing = {"points": 0, "badge": False, "games": 0, "wins": 0, "draws": 0, "losses": 0}
+    assert farmer.ok(farmer.get(f"/api/players/{farmer.id}/profile"))["level"] == nothing
+    assert farmer.ok(farmer.get(f"/api/players/{farmer.id}/stats"))["games"] == 0
+    board = farmer.ok(farmer.get("/api/leaderboards/egyptian", params={"by": "level", "limit": 100}))
+    assert farmer.id not in {e["account_id"] for e in board["entries"]}
+    # Two accounts at one table: one leaves at once; nobody's match counts.
     a, b = Api.register(server), Api.register(server)
     tid = a.create_table(ruleset="egyptian", length="committee", bot_seats=[2, 3])["id"]
     a.join(tid, seat=0)
     b.join(tid, seat=1)
-    b.ok(b.post(f"/api/tables/{tid}/leave"))  # ends the match: b loses
-    level = b.ok(b.get(f"/api/players/{b.id}/profile"))["level"]
-    assert level == {"points": 4, "badge": False, "games": 1, "wins": 0, "draws": 0, "losses": 1}
-    assert a.ok(a.get(f"/api/players/{a.id}/profile"))["level"]["points"] in (30, 10, 4)
+    b.ok(b.post(f"/api/tables/{tid}/leave"))
+    for who in (a, b):
+        assert who.ok(who.get(f"/api/players/{who.id}/profile"))["level"] == nothing
+    # After a round is scored, leaving is a loss that pays nothing; the one who stayed is paid.
+    c, d = Api.register(server), Api.register(server)
+    tid = c.create_table(ruleset="egyptian", length="committee", bot_seats=[2, 3])["id"]
+    c.join(tid, seat=0)
+    d.join(tid, seat=1)
+
+    async def first_round() -> None:
+        ps = [Player(server, tid, c.token), Player(server, tid, d.token)]
+        for p in ps:
+            await p.connect()
+        rng = random.Random(5)
+        deadline = asyncio.get_running_loop().time() + 120
+        while not any(p.view is not None and (p.view["round"] > 1 or p.view["over"]) for p in ps):
+            assert asyncio.get_running_loop().time() < deadline, "the first round was never scored"
+            for p in ps:
+                if p.my_turn():
+                    await p.play_to_end(rng, stop_after=1, timeout=60)
+                else:
+                    with contextlib.suppress(TimeoutError):
+                        await p.recv(0.2)
+        for p in ps:
+            await p.close()
+
+    run(first_round())
+    d.ok(d.post(f"/api/tables/{tid}/leave"))
+    level = d.ok(d.get(f"/api/players/{d.id}/profile"))["level"]
+    assert level == {"points": 0, "badge": False, "games": 1, "wins": 0, "draws": 0, "losses": 1}
+    stayed = c.ok(c.get(f"/api/players/{c.id}/profile"))["level"]
+    assert stayed["games"] == 1 and stayed["points"] in (30, 10, 4)
 
 
 # --- leaderboards --------------------------------------------------------------------------------------

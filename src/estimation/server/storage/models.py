@@ -154,14 +154,15 @@ class Result(Base):
 
     Indexed (migration 0003_social) by (ruleset, finished_at) for the leaderboards' 30-day window and by
     (account_id, finished_at, table_id) for a player's history (in its order); the stats and the profile
-    read (account_id, ruleset, outcome, total, rounds, made, table_id), which covers them (migration 0006)."""
+    read (account_id, ruleset, outcome, total, rounds, made, left, table_id), which covers them (migration
+    0006, ``left`` since 0010)."""
 
     __tablename__ = "results"
     __table_args__ = (Index("ix_results_ruleset_finished", "ruleset", "finished_at", "account_id", "outcome",
                             "left"),
                       Index("ix_results_account_finished", "account_id", "finished_at", "table_id"),
-                      Index("ix_results_account_stats", "account_id", "ruleset", "outcome", "total", "rounds",
-                            "made", "table_id"))
+                      Index("ix_results_account_level", "account_id", "ruleset", "outcome", "total", "rounds",
+                            "made", "left", "table_id"))
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
