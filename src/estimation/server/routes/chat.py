@@ -132,7 +132,7 @@ async def table_chat(table_id: TableId, hub: HubDep, creds: Creds,
 
 
 @router.post("/chat/messages/{message_id}/report", status_code=201,
-             responses={404: {"description": "No such message."},
+             responses={404: {"description": "No such message (or one of a private table you cannot see)."},
                         422: {"description": "Your own message."}})
 async def report(message_id: Id, body: ReportIn, hub: HubDep, me: Me, response: Response,
                  invite: Invite = None) -> ReportOut:

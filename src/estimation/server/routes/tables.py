@@ -137,7 +137,8 @@ async def get_table(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite
              responses={402: {"description": "Not enough coins to stake."},
                         403: {"description": "A guest trying to stake."},
                         404: {"description": "No such table (or a private one without its invite)."},
-                        409: {"description": "Seat taken, table full or already started."}})
+                        409: {"description": "Seat taken (or kept for a rematch's player), table full or "
+                                             "already started, or seated at another live table."}})
 async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> JoinOut:
     """Take a seat (and, at a staked table, optionally stake). The fourth seat filled starts the game."""
     runtime = await _runtime(hub, table_id)
