@@ -204,7 +204,8 @@ class Server:
 #: must not meet; the set-up is not what is measured.
 UNLIMITED = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
              "ESTIMATION_CREATE_PER_MINUTE": "0", "ESTIMATION_SIGN_INS_PER_MINUTE": "0",
-             "ESTIMATION_SOCKETS_PER_ADDRESS": "0"}
+             "ESTIMATION_SOCKETS_PER_ADDRESS": "0", "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0",
+             "ESTIMATION_REST_ADDRESS_RATE_PER_SECOND": "0"}
 
 
 class ClusterServer:

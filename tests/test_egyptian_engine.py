@@ -117,7 +117,7 @@ def test_a_leaver_ends_the_match_and_cannot_win() -> None:
     assert record["ended"] == {"reason": "left", "seat": leader}
     loaded = estimation.load_record(record)
     assert loaded.is_over and loaded.places == game.places and loaded.record() == record
-    assert level_points(game.places, leader)[leader] == 4  # a leaver's match pays 4 like any loss
+    assert level_points(game.places, leader)[leader] == 0  # a leaver's match pays nothing (issue 25, B6)
 
 
 def test_leaving_does_not_end_a_koutchina_match() -> None:
@@ -130,12 +130,12 @@ def test_leaving_does_not_end_a_koutchina_match() -> None:
 def test_level_points_win_draw_loss() -> None:
     assert level_points([1, 2, 3, 4]) == [30, 4, 4, 4]
     assert level_points([1, 1, 3, 4]) == [10, 10, 4, 4]
-    assert level_points([4, 1, 2, 3], leaver=0) == [4, 30, 4, 4]
-    assert level_points([1, 2, 3, 4], leaver=0) == [4, 4, 4, 4]  # never a win, whatever the places
+    assert level_points([4, 1, 2, 3], leaver=0) == [0, 30, 4, 4]
+    assert level_points([1, 2, 3, 4], leaver=0) == [0, 4, 4, 4]  # never a win, whatever the places
     # Partners: by the side's place; a leaver's side is placed 2nd, and the leaver's loss pays 4 too.
     assert level_points([1, 2, 1, 2], partners=True) == [30, 4, 30, 4]
     assert level_points([1, 1, 1, 1], partners=True) == [10, 10, 10, 10]
-    assert level_points([2, 1, 2, 1], leaver=0, partners=True) == [4, 30, 4, 30]
+    assert level_points([2, 1, 2, 1], leaver=0, partners=True) == [0, 30, 4, 30]
 
 
 def test_a_ruleset_without_level_points_pays_none() -> None:

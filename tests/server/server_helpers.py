@@ -41,12 +41,17 @@ class ServerProcess:
         self.name = name
         self.port = free_port()
         self.metrics_port = free_port()
-        # The per-address limits on creating guests, accounts and tables are off: every test's players come
-        # from 127.0.0.1 (test_abuse.py tests the limits on servers of its own).
+        # The per-address limits on creating guests, accounts and tables, on new sockets, on chat and on
+        # REST over all of an address's sessions, and the spectators' chat per table, are off: every test's
+        # players come from 127.0.0.1 (test_abuse_limits.py and test_shared_limits.py test the limits on
+        # servers of their own).
         # Short turn clocks too, which start at once after a round (no time to read its scores): the tests
         # let a clock of a second or a few run out (test_round_end_clock.py tests the defaults).
         self.env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
                     "ESTIMATION_MIN_TURN_SECONDS": "1", "ESTIMATION_ROUND_END_SECONDS": "0",
+                    "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0",
+                    "ESTIMATION_REST_ADDRESS_RATE_PER_SECOND": "0", "ESTIMATION_CHAT_ADDRESS_PER_SECOND": "0",
+                    "ESTIMATION_SPECTATOR_CHAT_PER_SECOND": "0",
                     "ESTIMATION_METRICS_PORT": str(self.metrics_port), **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
@@ -455,6 +460,22 @@ def _event_batches(msg: dict[str, Any]) -> Any:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+def execute(database_url: str, sql: str, **params: Any) -> int:
+    """Change the server's database directly, behind its back (the tests' own connection); rows changed."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def go() -> int:
+        engine = create_async_engine(database_url)
+        try:
+            async with engine.begin() as conn:
+                return int((await conn.execute(text(sql), params)).rowcount)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(go())
 
 
 def query(database_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:

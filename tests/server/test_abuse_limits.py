@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from server_helpers import Api, ServerProcess, run
+from server_helpers import Api, Player, ServerProcess, run
 
 
 def _server(tmp_path_factory: pytest.TempPathFactory, name: str,
@@ -277,3 +277,79 @@ def test_a_socket_that_never_reads_is_dropped_and_pins_little_memory(impatient: 
     print(f"10 never-reading sockets: dropped within {took:.1f} s, server memory grew {growth_mib:.1f} MiB")
     assert closed == len(socks)
     assert growth_mib < 40, growth_mib  # was about 11 MB a socket (110 MB for 10), held until they hung up
+
+
+@pytest.fixture(scope="module")
+def lobby_flood(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """New sockets limited to bursts of 12 an address, then one every 6 s."""
+    yield from _server(tmp_path_factory, "lobby-flood", {
+        "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "10", "ESTIMATION_SOCKET_CONNECT_BURST": "12"})
+
+
+def test_a_lobby_connect_flood_is_limited_and_reads_the_lobby_once(lobby_flood: ServerProcess) -> None:
+    """Issue 25, B4: 16 loops connecting to /ws/lobby and closing cost 12 s of CPU in 14 s, each connect
+    reading every open table and its seats. Now new sockets are limited per address, and the snapshot is
+    read once and its encoded bytes served to every connect until the lobby changes."""
+    server = lobby_flood
+    for _ in range(10):
+        api = Api.guest(server)
+        for _ in range(3):
+            api.create_table()
+    read_before = server.figures()["estimation_lobby_snapshots"]
+
+    async def flood() -> list[str]:
+        async def one() -> str:
+            async with websockets.connect(f"{server.ws_base}/ws/lobby", max_size=2**22) as ws:
+                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if first["type"] == "lobby":
+                    assert len(first["tables"]) == 30
+                    return "lobby"
+                return str(first["code"])
+
+        return list(await asyncio.gather(*(one() for _ in range(40))))
+
+    firsts = run(flood())
+    assert firsts.count("lobby") >= 10 and firsts.count("rate_limited") >= 25, firsts
+    assert server.figures()["estimation_lobby_snapshots"] - read_before <= 2
+
+
+@pytest.fixture(scope="module")
+def chatty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The shipped chat limits: per player, per address (1 a second, bursts of 10) and per table's
+    spectators' channel (1 a second, bursts of 5)."""
+    yield from _server(tmp_path_factory, "chatty", {
+        "ESTIMATION_CHAT_ADDRESS_PER_SECOND": "1", "ESTIMATION_CHAT_ADDRESS_BURST": "10",
+        "ESTIMATION_SPECTATOR_CHAT_PER_SECOND": "1", "ESTIMATION_SPECTATOR_CHAT_BURST": "5"})
+
+
+def test_many_guests_cannot_flood_a_strangers_table_with_spectator_chat(chatty: ServerProcess) -> None:
+    """Issue 25, B11: twenty guests from one address put fifteen spectator lines a second into a stranger's
+    table (each guest had its own chat budget). Now an address, and a table's spectators' channel, have one
+    budget each."""
+    server = chatty
+    owner = Api.guest(server)
+    tid = owner.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    owner.join(tid, seat=0)
+    guests = [Api.guest(server) for _ in range(20)]
+
+    async def main() -> int:
+        seated = Player(server, tid, owner.token)
+        await seated.connect()
+        watchers = [Player(server, tid, g.token) for g in guests]
+        for w in watchers:
+            await w.connect()
+        start = asyncio.get_running_loop().time()
+        for round_ in range(3):
+            for i, w in enumerate(watchers):
+                await w.send({"type": "chat", "text": f"spam {round_} {i}"})
+        lines = 0
+        with contextlib.suppress(TimeoutError):
+            while asyncio.get_running_loop().time() - start < 3:
+                message = await seated.recv(0.5)
+                lines += message["type"] == "chat" and message["channel"] == "spectators"
+        for p in (seated, *watchers):
+            await p.close()
+        return lines
+
+    lines = run(main())
+    assert 1 <= lines <= 9, lines  # a burst of 5 and a line a second, not 60

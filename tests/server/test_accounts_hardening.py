@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 import websockets
-from server_helpers import Api, Player, ServerProcess, query, run
+from server_helpers import Api, Player, ServerProcess, execute, query, run
 
 from estimation.server.access import names
 
@@ -67,6 +68,29 @@ def test_signing_out_closes_the_sessions_sockets(server: ServerProcess) -> None:
     run(main())
 
 
+def test_a_session_gone_behind_the_sockets_back_stops_its_next_action(server: ServerProcess) -> None:
+    """Issue 25, B1: the news of a sign-out may be lost (a bus message missed): the socket's session is
+    checked where its action is accepted, so an action of a session that no longer stands does nothing."""
+    api = Api.register(server)
+    tid = api.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    api.join(tid, seat=0)
+
+    async def main() -> None:
+        mine = Player(server, tid, api.token)
+        await mine.connect()
+        # Signed out where no news reaches this server: the row is gone, the socket was never told.
+        await asyncio.to_thread(execute, server.database_url, "DELETE FROM sessions WHERE account_id = :a",
+                                a=api.account["id"])
+        await mine.send({"type": "chat", "text": "still here?"})
+        answer = await mine.until(lambda m: m["type"] in ("chat", "error"), timeout=20)
+        assert answer["type"] == "error" and answer["code"] == "signed_out", answer
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                assert (await mine.recv(10))["type"] != "chat"
+
+    run(main())
+
+
 def _sign_in(server: ServerProcess, name: str) -> tuple[str, dict[str, object]]:
     r = httpx.post(server.base + "/api/sessions", json={"name": name, "password": "correct horse"})
     assert r.status_code == 200, r.text
@@ -113,6 +137,39 @@ def test_an_expired_session_closes_its_socket_and_its_row_is_deleted(short_sessi
     assert query(server.database_url, "SELECT COUNT(*) FROM sessions")[0][0] == 0
 
 
+@pytest.fixture(scope="module")
+def unswept_sessions(database_url_factory) -> Iterator[ServerProcess]:  # type: ignore[no-untyped-def]
+    """Sessions of 8 seconds, swept only every ten minutes: a socket must end with its session itself."""
+    proc = ServerProcess(database_url_factory("sqlite"), name="sessions-unswept", env={
+        "ESTIMATION_SESSION_SECONDS": "8", "ESTIMATION_SESSION_SWEEP_SECONDS": "600"})
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def test_a_socket_ends_when_its_session_expires_not_at_the_sweep(unswept_sessions: ServerProcess) -> None:
+    """Issue 25, B12: a seated socket whose session expired got its hand until the sweep (up to 60 s
+    later); now it is closed when the session expires, whether or not it sends anything."""
+    server = unswept_sessions
+    api = Api.guest(server)
+    tid = api.create_table(length="micro", bot_seats=[1, 2, 3])["id"]
+    api.join(tid, seat=0)
+
+    async def main() -> None:
+        p = Player(server, tid, api.token)
+        await p.connect()
+        started = asyncio.get_running_loop().time()
+        bye = await p.until(lambda m: m["type"] == "error", timeout=30)
+        assert bye["code"] == "session_expired"
+        assert asyncio.get_running_loop().time() - started < 12
+        with pytest.raises(websockets.ConnectionClosed):
+            await p.recv(10)
+
+    run(main())
+
+
 def test_names_cannot_impersonate(server: ServerProcess) -> None:
     base = f"Ann{id(server) % 100000}"
     first = Api.register(server, base)
@@ -134,6 +191,36 @@ def test_names_cannot_impersonate(server: ServerProcess) -> None:
             assert r.status_code == 422, (bad, path, r.status_code, r.text)
 
 
+LOOK_ALIKES = [("MYMIPYN", "\u039c\u03a5\u039c\u0399\u03a1\u03a5\u039d"),  # Latin and Greek capitals
+               ("AIice", "Alice"), ("0TT0", "OTTO"), ("Wirn", "Wim"),
+               ("\u0639\u0644\u064a", "\u0639\u0644\u06cc"),  # Arabic yeh, Farsi yeh
+               ("\u0643\u0631\u064a\u0645", "\u06a9\u0631\u064a\u0645")]  # Arabic kaf, keheh
+
+
+def test_look_alike_names_are_one_name_and_the_systems_labels_are_reserved(server: ServerProcess) -> None:
+    """Issue 25, B7: names are compared by their confusable skeleton (Unicode TR39), so a look-alike of a
+    registered name is taken (for an account, a guest and a rename), and the names the game gives are no
+    player's."""
+    tag = str(random.randrange(10**6))
+    arabic_digits = "".join(chr(0x660 + int(d)) for d in tag)
+    for first, second in LOOK_ALIKES:
+        suffix = arabic_digits if "\u0600" <= first[0] <= "\u06ff" else tag
+        mine = Api.register(server, first + suffix)
+        for name in (second + suffix, first + suffix):
+            r = httpx.post(server.base + "/api/accounts", json={"name": name, "password": "correct horse"})
+            assert r.status_code == 409, (name, r.status_code, r.text)
+            assert httpx.post(server.base + "/api/guests", json={"name": name}).status_code == 409, name
+        other = Api.register(server, f"Other{tag}{len(first)}{ord(first[0])}")
+        r = httpx.put(server.base + "/api/me/name", json={"name": second + suffix}, headers=other.headers())
+        assert r.status_code == 409, (second, r.status_code, r.text)
+        assert mine.account["name"] == first + suffix
+    for label in ("Bot 3", "B0t 3", "bot 12", "Deleted player", "DeIeted player"):
+        for path in ("/api/accounts", "/api/guests"):
+            body = {"name": label, "password": "correct horse"}
+            r = httpx.post(server.base + path, json=body if path == "/api/accounts" else {"name": label})
+            assert r.status_code == 422, (label, path, r.status_code, r.text)
+
+
 def test_passwords_must_be_worth_something(server: ServerProcess) -> None:
     name = f"Patricia{id(server) % 100000}"  # 8 characters or more: a valid password but for being the name
     for password, why in (("password", "too easy"), (" " * 8, "only spaces"), (name, "your name"),
@@ -143,6 +230,20 @@ def test_passwords_must_be_worth_something(server: ServerProcess) -> None:
         assert r.status_code == 422 and why in r.text, (password, r.status_code, r.text)
     assert httpx.post(server.base + "/api/accounts", json={
         "name": name, "password": "violet kettle marches"}).status_code == 201
+
+
+def test_passwords_are_judged_with_the_name_and_the_sites_words(server: ServerProcess) -> None:
+    """Issue 25, B8: "Summer2024!", "Alice2024" (for Alice) and "correcthorse" were accepted; zxcvbn now
+    knows the player's name and the site's words, and wants its score 3."""
+    tag = random.randrange(10**6)
+    for name, password in ((f"Alice{tag}", "Summer2024!"), ("Alice", "Alice2024"),
+                           (f"Zed{tag}", "correcthorse"), (f"Zed{tag}", "estimation2024"),
+                           (f"Zed{tag}", "koutchina123")):
+        with pytest.raises(ValueError, match="too easy"):
+            names.password(password, name)
+        r = httpx.post(server.base + "/api/accounts", json={"name": f"{name}{tag}", "password": password})
+        assert r.status_code == 422 and "too easy" in r.text, (password, r.status_code, r.text)
+    assert names.password("violet kettle marches", "Alice") == "violet kettle marches"
 
 
 def test_names_and_passwords_units() -> None:
@@ -208,3 +309,30 @@ def test_ci_installs_what_users_get() -> None:
     for name, floor in floors.items():
         assert name in pins and pins[name] >= floor, (name, pins.get(name), floor)
     assert json.dumps(pins)
+
+
+def test_the_name_skeleton_backfill_keeps_the_older_of_two_look_alikes(tmp_path: Path) -> None:
+    """Migration 0008 (issue 25, B7): accounts made before it get their skeleton; of two old accounts whose
+    names already looked alike the older keeps it, the newer (still able to sign in) gets none."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from estimation.server.storage.database import MIGRATIONS
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url)
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0007_ownership")
+        for i, (name, login) in enumerate([("Alice", "alice"), ("AIice", "aiice"), ("Bob", None)], 1):
+            connection.execute(text("INSERT INTO accounts (id, name, login, is_guest, balance, created_at, "
+                                    "moderator, silenced) VALUES (:i, :n, :l, :g, 0, '2026-01-01', 0, 0)"),
+                               {"i": i, "n": name, "l": login, "g": login is None})
+        command.upgrade(config, "head")
+        keys = dict(connection.execute(text("SELECT id, name_key FROM accounts")).all())
+    engine.dispose()
+    assert keys == {1: names.skeleton("Alice"), 2: None, 3: None}

@@ -43,7 +43,8 @@ def cluster(postgres_base: str, module_redis: RedisProcess) -> Iterator[LocalClu
     if find_haproxy() is None:
         pytest.fail(HAPROXY_HELP + ": run `bash scripts/test.sh` as root")
     env = {"ESTIMATION_BOT_DELAY": "0", "ESTIMATION_CREATE_PER_MINUTE": "0",
-           "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0"}
+           "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_REST_RATE_PER_SECOND": "0",
+           "ESTIMATION_SOCKET_CONNECTS_PER_MINUTE": "0"}
     running = LocalCluster(workers=3, database_url=create_database(postgres_base), lease_seconds=LEASE,
                            check_ms=250, env=env, redis=module_redis.url)
     try:
@@ -646,3 +647,106 @@ def test_restarted_redis_resyncs_the_lobby_and_chat(
     asyncio.run(go())
     # The lobby's socket and the table's (on their workers) were each told: two notices at least.
     assert sum(metric(w, "estimation_bus_resyncs_total") for w in live(cluster)) >= 2
+
+
+async def _direct_socket(worker: Worker, path: str, hello: dict[str, Any]) -> Any:
+    """A socket straight to one worker (not through the balancer), welcomed."""
+    ws = await websockets.connect(f"ws://127.0.0.1:{worker.port}{path}", open_timeout=10)
+    await ws.send(json.dumps(hello))
+    first = await _receive(ws, lambda m: m["type"] in ("welcome", "error"), timeout=10)
+    assert first["type"] == "welcome", (path, first)
+    return ws
+
+
+async def _kicked(ws: Any, code: str = "signed_out") -> None:
+    """The socket is told its session ended, then closed (within 10 s: the news crosses the bus)."""
+    bye = await _receive(ws, lambda m: m["type"] == "error", timeout=10)
+    assert bye["code"] == code, bye
+    with pytest.raises(websockets.ConnectionClosed):
+        while True:
+            await asyncio.wait_for(ws.recv(), 10)
+
+
+def test_ending_a_session_closes_its_sockets_on_every_worker(cluster: LocalCluster) -> None:
+    """Issue 25, B1: a session ended through a worker that does not hold its sockets (sign out, sign out
+    everywhere, a new password, a deleted account) closes them on the worker that does: the seats' table
+    sockets, and a deleted account's spectator and lobby sockets."""
+    top_up(cluster)
+    table_id, people = new_table(cluster, registered=True)
+    owner, _ = owner_of(cluster, table_id)
+    assert owner is not None
+    other = next(w for w in live(cluster) if w is not owner)
+    elsewhere = httpx.Client(base_url=other.base, timeout=30.0)
+
+    def through_other(method: str, path: str, token: str, body: Any = None) -> None:
+        r = elsewhere.request(method, path, json=body, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 204, (path, r.status_code, r.text)
+
+    watcher = players(cluster, registered=True)[0]  # seated nowhere: it may be deleted
+    password = "correct horse battery"
+
+    async def go() -> None:
+        path = f"/ws/tables/{table_id}"
+        seats = [await _direct_socket(owner, path, {"type": "hello", "token": p.token}) for p in people[:3]]
+        # Signing out through the other worker.
+        await asyncio.to_thread(through_other, "DELETE", "/api/sessions", str(people[0].token))
+        await _kicked(seats[0])
+        # Signing out everywhere.
+        await asyncio.to_thread(through_other, "DELETE", "/api/me/sessions", str(people[1].token))
+        await _kicked(seats[1])
+        # A new password, from another session of the same account: the socket's session ends.
+        again = elsewhere.post("/api/sessions", json={"name": people[2].account["name"],
+                                                      "password": password})
+        assert again.status_code == 200, again.text
+        await asyncio.to_thread(through_other, "PUT", "/api/me/password", again.json()["token"],
+                                {"old_password": password, "new_password": "violet anchor quietly tundra 87"})
+        await _kicked(seats[2])
+        # A deleted account: its spectator socket and its lobby socket.
+        spectator = await _direct_socket(owner, path, {"type": "hello", "token": watcher.token})
+        lobby = await _direct_socket(owner, "/ws/lobby", {"type": "hello", "token": watcher.token})
+        await asyncio.to_thread(through_other, "DELETE", "/api/me", str(watcher.token),
+                                {"password": password})
+        await _kicked(spectator)
+        await _kicked(lobby)
+
+    try:
+        asyncio.run(go())
+    finally:
+        elsewhere.close()
+
+
+def test_one_player_cannot_be_seated_at_two_live_tables_on_two_workers(cluster: LocalCluster) -> None:
+    """Issue 25, B2: two joins at once to tables owned by different workers both succeeded (5 of 5), the
+    stake paid twice: each worker checked "seated elsewhere?" in its own memory. Now the database holds one
+    live seat a player (``live_seats``): one join wins, the other is 409 and pays nothing."""
+    top_up(cluster)
+    a, b = live(cluster)[:2]
+
+    def made_on(worker: Worker, maker: Rest) -> int:
+        r = httpx.post(worker.base + "/api/tables", json={"ruleset": "koutchina", "length": "micro",
+                                                           "stake": 10, "turn_seconds": 0},
+                       headers={"Authorization": f"Bearer {maker.token}"}, timeout=30)
+        assert r.status_code == 201, r.text
+        return int(r.json()["id"])
+
+    async def race(token: str, tables: list[tuple[Worker, int]]) -> list[int]:
+        async with httpx.AsyncClient(timeout=30) as http:
+            answers = await asyncio.gather(*(http.post(
+                f"{w.base}/api/tables/{t}/join", json={"stake": True},
+                headers={"Authorization": f"Bearer {token}"}) for w, t in tables))
+        return [r.status_code for r in answers]
+
+    outcomes = []
+    for _ in range(5):
+        maker, player = players(cluster, registered=True)[:2]
+        tables = [(a, made_on(a, maker)), (b, made_on(b, maker))]
+        assert owner_of(cluster, tables[0][1])[0] is a and owner_of(cluster, tables[1][1])[0] is b
+        codes = asyncio.run(race(str(player.token), tables))
+        outcomes.append(codes)
+        assert sorted(codes) == [200, 409], codes
+        rows = query(str(cluster.database_url), "SELECT COUNT(*) FROM seats s JOIN tables t ON t.id = "
+                     "s.table_id WHERE s.account_id = :p AND t.status IN ('open', 'playing')",
+                     p=player.account["id"])
+        assert rows[0][0] == 1
+        balance = player.ok("GET", "/api/me")["balance"]
+        assert balance == 1000 - 10, balance  # one stake paid

@@ -31,9 +31,10 @@ FLOOD_PER_SECOND = 20.0  # the REST limit: Settings.rest_rate_per_second
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     path: Path = tmp_path_factory.mktemp("flood") / "estimation.db"
     # No per-address limit on sign-ins: the flood stands for many addresses, and is hashed at the REST
-    # limit's rate (20 a second) up to what the hashing queue takes.
+    # limit's rate (20 a second) up to what the hashing queue takes. No per-account throttle either: it
+    # would refuse this flood (at one account) before hashing, and the hashing's cost is what is measured.
     proc = ServerProcess(f"sqlite+aiosqlite:///{path}", name="flood", env={
-        "ESTIMATION_SIGN_INS_PER_MINUTE": "0"})
+        "ESTIMATION_SIGN_INS_PER_MINUTE": "0", "ESTIMATION_ACCOUNT_WRONG_PASSWORDS": "0"})
     proc.start()
     try:
         yield proc
@@ -148,5 +149,75 @@ def test_sign_in_attempts_are_limited_per_address(tmp_path: Path) -> None:
                                                               "password": f"wrong guess {i}"}).status_code
                  for i in range(5)]
         assert codes == [401, 401, 401, 429, 429]
+    finally:
+        proc.stop()
+
+
+def test_a_flood_from_many_addresses_does_not_lock_out_a_real_user(tmp_path: Path) -> None:
+    """Issue 25, B5: wrong-password sign-ins from many addresses, each under its own limit, kept the
+    hashing queue full, and a real user's sign-in answered 429 "busy" 15 times of 15. Now the queue is
+    fair: an address's (and an account's) wrong passwords put its next attempts behind everyone else's,
+    and a full queue makes room for a lighter attempt."""
+    proc = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'f.db'}", name="many-addresses", env={
+        "ESTIMATION_TRUSTED_PROXIES": "127.0.0.1", "ESTIMATION_REST_RATE_PER_SECOND": "0",
+        "ESTIMATION_SIGN_INS_PER_MINUTE": "600", "ESTIMATION_SIGN_IN_BURST": "1000"})
+    proc.start()
+    try:
+        victim = Api.register(proc)
+        # Aimed at five real accounts (their sign-ins are throttled) and at names nobody has.
+        targets = [Api.register(proc).account["name"] for _ in range(5)]
+        aims = [*targets, *(f"Nobody{i}" for i in range(45))]
+        addresses = [f"10.9.{i // 250}.{i % 250 + 1}" for i in range(20)]
+
+        async def main() -> tuple[list[int], dict[int, int]]:
+            flooding = asyncio.Event()
+            seen: dict[int, int] = {}
+
+            async def flood(n: int) -> None:
+                async with httpx.AsyncClient(base_url=proc.base, timeout=30) as http:
+                    i = n
+                    while not flooding.is_set():
+                        i += 7
+                        r = await http.post("/api/sessions", json={"name": aims[i % len(aims)],
+                                                                    "password": "not the password"},
+                                            headers={"X-Forwarded-For": addresses[i % len(addresses)]})
+                        seen[r.status_code] = seen.get(r.status_code, 0) + 1
+
+            floods = [asyncio.create_task(flood(n)) for n in range(24)]
+            await asyncio.sleep(2)
+            codes = []
+            async with httpx.AsyncClient(base_url=proc.base, timeout=30) as http:
+                for _ in range(15):
+                    r = await http.post("/api/sessions", json={"name": victim.account["name"],
+                                                               "password": "correct horse"},
+                                        headers={"X-Forwarded-For": "203.0.113.9"})
+                    codes.append(r.status_code)
+            flooding.set()
+            await asyncio.gather(*floods)
+            return codes, seen
+
+        codes, seen = asyncio.run(main())
+        print(f"\nthe real user's sign-ins: {codes}; the flood's answers: {seen}")
+        assert codes == [200] * 15, codes
+        assert seen.get(401, 0) >= 5 and seen.get(429, 0) >= 20  # a flood: hashed, and refused
+    finally:
+        proc.stop()
+
+
+def test_wrong_passwords_are_throttled_per_account_from_any_address(tmp_path: Path) -> None:
+    """Issue 25, B5: guesses at one account spread over addresses are throttled per account."""
+    proc = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'g.db'}", name="per-account", env={
+        "ESTIMATION_TRUSTED_PROXIES": "127.0.0.1", "ESTIMATION_ACCOUNT_WRONG_PASSWORDS": "3"})
+    proc.start()
+    try:
+        victim, other = Api.register(proc), Api.register(proc)
+        codes = [httpx.post(proc.base + "/api/sessions", json={"name": victim.account["name"],
+                                                              "password": f"wrong guess {i}"},
+                            headers={"X-Forwarded-For": f"192.0.2.{i + 1}"}).status_code for i in range(5)]
+        assert codes == [401, 401, 401, 429, 429]
+        # Another account is not touched by it.
+        r = httpx.post(proc.base + "/api/sessions", json={"name": other.account["name"],
+                                                         "password": "correct horse"})
+        assert r.status_code == 200
     finally:
         proc.stop()

@@ -66,7 +66,8 @@ def test_egyptian_leaver_side_is_second_and_the_pot_is_paid_by_side(server: Serv
     """Hand-worked: a (seat 0), b (seat 1) and c (seat 2) stake 5 each, a bot plays seat 3. Seat 1 leaves at
     once: the match ends, seat 1's side (1+3) is 2nd whatever its total, so side 0+2 wins. Its stakers a and
     c stayed: they share the pot of 15 evenly, 7 each, and the coin left over goes to the lower seat: 8 / 7.
-    b takes nothing. Places 1, 2, 1, 2. Level points: a and c win (30), b's loss pays 4."""
+    b takes nothing. Places 1, 2, 1, 2. No round was scored: the match counts for nobody's history or level
+    points."""
     a, b, c = Api.register(server), Api.register(server), Api.register(server)
     tid = a.create_table(ruleset="egyptian", stake=5, bot_seats=[3], partners=True)["id"]
     for seat, api in enumerate((a, b, c)):
@@ -97,14 +98,12 @@ def test_egyptian_leaver_side_is_second_and_the_pot_is_paid_by_side(server: Serv
     replayed = replay_json(record, tmp_path)
     assert replayed["places"] == [1, 2, 1, 2] and replayed["sides"]["places"] == [1, 2]
     assert replayed["complete"] is False
-    games = {api.id: api.ok(api.get(f"/api/players/{api.id}/games"))[0] for api in (a, b, c)}
-    assert [(games[x.id]["place"], games[x.id]["outcome"], games[x.id]["partners"]) for x in (a, b, c)] == [
-        (1, "win", True), (2, "loss", True), (1, "win", True)]
-    assert games[a.id]["side_total"] == games[c.id]["side_total"] == 0
-    stats = {api.id: api.ok(api.get(f"/api/players/{api.id}/stats")) for api in (a, b, c)}
-    assert stats[a.id]["egyptian"]["wins"] == 1 and stats[a.id]["egyptian"]["level_points"] == 30
-    assert stats[c.id]["levels"]["egyptian"]["level_points"] == 30
-    assert stats[b.id]["egyptian"]["losses"] == 1 and stats[b.id]["egyptian"]["level_points"] == 4
+    # Left before its first round was scored: the match counts for nobody (RULES.md, egyptian ruling 9;
+    # issue 25, B6): in no one's games or stats, no level points; the pot is still paid as above.
+    for api in (a, b, c):
+        assert tid not in {g["table_id"] for g in api.ok(api.get(f"/api/players/{api.id}/games"))}
+        level = api.ok(api.get(f"/api/players/{api.id}/stats"))["levels"]["egyptian"]
+        assert level["games"] == 0 and level["level_points"] == 0
     check_books(server)
 
 

@@ -140,7 +140,7 @@ def test_a_private_table_answers_an_outsider_exactly_as_a_missing_one(server: Se
     run(main())
     for method, path in (("GET", ""), ("GET", "/view"), ("GET", "/record"), ("POST", "/join"),
                          ("POST", "/leave"), ("POST", "/bots"), ("POST", "/hint"), ("GET", "/rematch"),
-                         ("POST", "/rematch"), ("GET", "/chat")):
+                         ("POST", "/rematch"), ("POST", "/rematch/decline"), ("GET", "/chat")):
         answers = []
         for table_id in (private, missing):
             url = f"/api/tables/{table_id}{path}"
@@ -148,6 +148,30 @@ def test_a_private_table_answers_an_outsider_exactly_as_a_missing_one(server: Se
             answers.append((r.status_code, r.json()))
         assert answers[0] == answers[1], (method, path, answers)
         assert answers[0][0] == 404
+
+
+def test_an_outsider_cannot_report_a_private_tables_chat(server: ServerProcess) -> None:
+    """Issue 25, B10: reporting a message of a private table one cannot see answers as a missing message
+    (it was 201: an oracle for the table's chat ids); its players, and the invite's holder, can report."""
+    owner, outsider, invited = Api.guest(server), Api.guest(server), Api.guest(server)
+    table = owner.create_table(private=True)
+    owner.join(table["id"], seat=0)
+
+    async def main() -> None:
+        p = Player(server, table["id"], owner.token)
+        await p.connect()
+        await p.send({"type": "chat", "text": "just us"})
+        await p.until(lambda m: m["type"] == "chat")
+        await p.close()
+
+    run(main())
+    said = owner.ok(owner.get(f"/api/tables/{table['id']}/chat"))["messages"][0]["id"]
+    missing = 2_000_000_000
+    answers = [outsider.post(f"/api/chat/messages/{m}/report", {"reason": "spam"}) for m in (said, missing)]
+    assert [a.status_code for a in answers] == [404, 404], [a.text for a in answers]
+    assert answers[0].json() == answers[1].json()
+    code = {"X-Invite-Code": table["invite_code"]}
+    assert invited.post(f"/api/chat/messages/{said}/report", {}, headers=code).status_code == 201
 
 
 def test_private_games_are_not_in_other_peoples_view_of_history(server: ServerProcess) -> None:

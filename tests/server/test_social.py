@@ -4,6 +4,7 @@ profiles, leaderboards and accounts."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from typing import Any
@@ -312,15 +313,80 @@ def test_a_declined_rematch_is_recorded_and_announced(server: ServerProcess) -> 
     assert started["status"] == "playing"
 
 
-def test_an_egyptian_profile_pays_level_points_and_a_leavers_match_pays_4(server: ServerProcess) -> None:
+def test_a_rematchs_kept_seat_waits_for_its_player(server: ServerProcess) -> None:
+    """Issue 25, B9: someone holding the rematch's invite code could take a player's kept seat before that
+    player answered. Now the seat waits for its player's answer: taken by them, or freed by their decline."""
+    tid, a, b = two_humans(server)
+    _play_out(server, tid, [a, b], 13)
+    made = a.ok(a.post(f"/api/tables/{tid}/rematch"))
+    new, code = made["table"]["id"], made["table"]["invite_code"]
+    c = Api.register(server)
+    for body in ({"seat": 1, "invite": code}, {"invite": code}):  # b's seat, or any seat: b's is the only one
+        r = c.post(f"/api/tables/{new}/join", body)
+        assert r.status_code == 409, (body, r.status_code, r.text)
+    assert b.ok(b.post(f"/api/tables/{tid}/rematch"))["seat"] == 1
+    # Declined, the seat is anyone's with the code.
+    tid2, d, e = two_humans(server)
+    _play_out(server, tid2, [d, e], 17)
+    made = d.ok(d.post(f"/api/tables/{tid2}/rematch"))
+    new, code = made["table"]["id"], made["table"]["invite_code"]
+    assert c.post(f"/api/tables/{new}/join", {"seat": 1, "invite": code}).status_code == 409
+    e.ok(e.post(f"/api/tables/{tid2}/rematch/decline"))
+    assert c.ok(c.post(f"/api/tables/{new}/join", {"seat": 1, "invite": code}))["seat"] == 1
+
+
+def test_leaving_an_egyptian_match_farms_no_level_points(server: ServerProcess) -> None:
+    """Issue 25, B6 (RULES.md, egyptian ruling 9): create a table with three bots, join, leave, again and
+    again, gave 4 level points a match (80 in 0.9 s, first on the level leaderboard); two accounts leaving
+    at once traded draws. A match a leaver ends before its first round is scored counts for nobody; a
+    leaver's match after that is a loss that pays nothing."""
+    farmer = Api.register(server)
+    for _ in range(3):
+        tid = farmer.create_table(ruleset="egyptian", length="committee", bot_seats=[1, 2, 3])["id"]
+        farmer.join(tid, seat=0)
+        farmer.ok(farmer.post(f"/api/tables/{tid}/leave"))
+    nothing = {"points": 0, "badge": False, "games": 0, "wins": 0, "draws": 0, "losses": 0}
+    assert farmer.ok(farmer.get(f"/api/players/{farmer.id}/profile"))["level"] == nothing
+    assert farmer.ok(farmer.get(f"/api/players/{farmer.id}/stats"))["games"] == 0
+    board = farmer.ok(farmer.get("/api/leaderboards/egyptian", params={"by": "level", "limit": 100}))
+    assert farmer.id not in {e["account_id"] for e in board["entries"]}
+    # Two accounts at one table: one leaves at once; nobody's match counts.
     a, b = Api.register(server), Api.register(server)
     tid = a.create_table(ruleset="egyptian", length="committee", bot_seats=[2, 3])["id"]
     a.join(tid, seat=0)
     b.join(tid, seat=1)
-    b.ok(b.post(f"/api/tables/{tid}/leave"))  # ends the match: b loses
-    level = b.ok(b.get(f"/api/players/{b.id}/profile"))["level"]
-    assert level == {"points": 4, "badge": False, "games": 1, "wins": 0, "draws": 0, "losses": 1}
-    assert a.ok(a.get(f"/api/players/{a.id}/profile"))["level"]["points"] in (30, 10, 4)
+    b.ok(b.post(f"/api/tables/{tid}/leave"))
+    for who in (a, b):
+        assert who.ok(who.get(f"/api/players/{who.id}/profile"))["level"] == nothing
+    # After a round is scored, leaving is a loss that pays nothing; the one who stayed is paid.
+    c, d = Api.register(server), Api.register(server)
+    tid = c.create_table(ruleset="egyptian", length="committee", bot_seats=[2, 3])["id"]
+    c.join(tid, seat=0)
+    d.join(tid, seat=1)
+
+    async def first_round() -> None:
+        ps = [Player(server, tid, c.token), Player(server, tid, d.token)]
+        for p in ps:
+            await p.connect()
+        rng = random.Random(5)
+        deadline = asyncio.get_running_loop().time() + 120
+        while not any(p.view is not None and (p.view["round"] > 1 or p.view["over"]) for p in ps):
+            assert asyncio.get_running_loop().time() < deadline, "the first round was never scored"
+            for p in ps:
+                if p.my_turn():
+                    await p.play_to_end(rng, stop_after=1, timeout=60)
+                else:
+                    with contextlib.suppress(TimeoutError):
+                        await p.recv(0.2)
+        for p in ps:
+            await p.close()
+
+    run(first_round())
+    d.ok(d.post(f"/api/tables/{tid}/leave"))
+    level = d.ok(d.get(f"/api/players/{d.id}/profile"))["level"]
+    assert level == {"points": 0, "badge": False, "games": 1, "wins": 0, "draws": 0, "losses": 1}
+    stayed = c.ok(c.get(f"/api/players/{c.id}/profile"))["level"]
+    assert stayed["games"] == 1 and stayed["points"] in (30, 10, 4)
 
 
 # --- leaderboards --------------------------------------------------------------------------------------
@@ -341,16 +407,17 @@ def test_password_name_and_signing_out_everywhere(server: ServerProcess) -> None
     a = Api.register(server, password="first password")
     other = Api(server, a.ok(httpx.post(server.base + "/api/sessions", json={
         "name": a.account["name"], "password": "first password"}))["token"])
-    assert a.http.put("/api/me/password", json={"old_password": "wrong one", "new_password": "second one"},
+    assert a.http.put("/api/me/password",
+                      json={"old_password": "wrong one", "new_password": "second one at last"},
                       headers=a.headers()).status_code == 403
     assert a.http.put("/api/me/password",
-                      json={"old_password": "first password", "new_password": "second one"},
+                      json={"old_password": "first password", "new_password": "second one at last"},
                       headers=a.headers()).status_code == 204
     assert other.get("/api/me").status_code == 401  # the other session was signed out
     assert httpx.post(server.base + "/api/sessions", json={
         "name": a.account["name"], "password": "first password"}).status_code == 401
     assert httpx.post(server.base + "/api/sessions", json={
-        "name": a.account["name"], "password": "second one"}).status_code == 200
+        "name": a.account["name"], "password": "second one at last"}).status_code == 200
     # Names: unique among accounts, validated as at sign-up.
     b = Api.register(server)
     assert a.http.put("/api/me/name", json={"name": b.account["name"].upper()},
@@ -358,8 +425,8 @@ def test_password_name_and_signing_out_everywhere(server: ServerProcess) -> None
     assert a.http.put("/api/me/name", json={"name": "bad\nname"}, headers=a.headers()).status_code == 422
     new_name = f"Renamed {a.id}"
     assert a.ok(a.http.put("/api/me/name", json={"name": new_name}, headers=a.headers()))["name"] == new_name
-    assert httpx.post(server.base + "/api/sessions", json={"name": new_name, "password": "second one"}
-                      ).status_code == 200
+    assert httpx.post(server.base + "/api/sessions",
+                      json={"name": new_name, "password": "second one at last"}).status_code == 200
     assert a.http.delete("/api/me/sessions", headers=a.headers()).status_code == 204
     assert a.get("/api/me").status_code == 401
 

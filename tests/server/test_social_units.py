@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,7 +161,7 @@ def recount(kinds: list[str], rows: list[Row], ruleset: str, by: str) -> list[tu
         s = stats.setdefault(player + 1, [0, 0, 0])
         s[0] += 1
         s[1] += outcome == "win"
-        s[2] += {"win": 30, "draw": 10, "loss": 4}[outcome]
+        s[2] += 0 if left else {"win": 30, "draw": 10, "loss": 4}[outcome]  # a leaver's match pays nothing
     out = [(a, g, w, p) for a, (g, w, p) in stats.items()]
     if by == "winrate":
         out = [e for e in out if e[1] >= MIN_GAMES]
@@ -256,3 +257,42 @@ def test_sqlite_rankings_are_read_off_the_event_loops_thread(tmp_path: Any) -> N
             await hub.stop()
 
     asyncio.run(main())
+
+
+def test_the_level_ruling_migration_forgets_the_matches_that_count_for_nobody(tmp_path: Path) -> None:
+    """Migration 0010 (issue 25, B6): the history rows of a match a leaver ended before its first round was
+    scored are deleted (it counts for nobody); a match left later keeps its rows (its leaver's points are
+    0 at every read)."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from estimation.server.storage.database import MIGRATIONS
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0009_live_seats")
+        connection.execute(text("INSERT INTO accounts (id, name, login, is_guest, balance, created_at, "
+                                "moderator, silenced) VALUES (1, 'A', 'a', 0, 0, '2026-01-01', 0, 0), "
+                                "(2, 'B', 'b', 0, 0, '2026-01-01', 0, 0)"))
+        for table_id in (1, 2):
+            connection.execute(text(
+                "INSERT INTO tables (id, ruleset, length, stake, private, bot_level, turn_seconds, partners, "
+                "status, version, pot, paid_out, created_by, created_at) VALUES (:t, 'egyptian', "
+                "'committee', 0, 0, 'random', 0, 0, 'finished', 9, 0, 1, 1, '2026-01-01')"), {"t": table_id})
+        rows = [(1, 0, 1, "win", 0, 0), (1, 1, 2, "loss", 1, 0),   # left before a round was scored
+                (2, 0, 1, "win", 0, 3), (2, 1, 2, "loss", 1, 3)]   # left after three
+        for t, seat, account, outcome, left, rounds in rows:
+            connection.execute(text(
+                "INSERT INTO results (table_id, seat, account_id, ruleset, length, total, place, outcome, "
+                "\"left\", rounds, made, coins, partners, finished_at) VALUES (:t, :s, :a, 'egyptian', "
+                "'committee', 0, 1, :o, :l, :r, 0, 0, 0, '2026-01-01')"),
+                {"t": t, "s": seat, "a": account, "o": outcome, "l": left, "r": rounds})
+        command.upgrade(config, "head")
+        kept = connection.execute(text("SELECT table_id, seat FROM results ORDER BY table_id, seat")).all()
+    engine.dispose()
+    assert [tuple(r) for r in kept] == [(2, 0), (2, 1)]

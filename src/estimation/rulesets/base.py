@@ -438,13 +438,14 @@ class Ruleset:
     def match_level_points(cls, places: list[int], leaver: int | None = None,
                            partners: bool = False) -> list[int] | None:
         """Each seat's level points for a finished match (None: this ruleset keeps none): a lone first place
-        (a side's, with partners) wins, a shared one draws, anything else loses, and a leaver's match is a
-        loss like any other (it pays the loss's points, never a win's or a draw's)."""
+        (a side's, with partners) wins, a shared one draws, anything else loses; a leaver's match is a loss
+        that pays nothing (RULES.md, egyptian ruling 9: leaving must never farm points)."""
         if cls.level_points is None:
             return None
         points = cls.level_points
         leavers = frozenset() if leaver is None else frozenset({leaver})
-        return [points[o] for o in outcomes(places, partners, leavers)]
+        return [0 if seat in leavers else points[o]
+                for seat, o in enumerate(outcomes(places, partners, leavers))]
 
     def describe(self) -> dict[str, Any]:
         """What a client needs to know of this ruleset without testing its name (``/api/rulesets``)."""

@@ -55,7 +55,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # then the body read whole, in time and in size, before any route sees it.
     app.add_middleware(BodyGuard, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(RestRateLimit, rate=settings.rest_rate_per_second,
-                       burst=settings.rest_rate_burst, verified=hub.verified)
+                       burst=settings.rest_rate_burst, verified=hub.verified,
+                       address_rate=settings.rest_address_rate_per_second,
+                       address_burst=settings.rest_address_burst)
     app.add_middleware(SecurityHeaders)
     # Outermost: every answer (a 413 or 429 too) is counted and carries the request's id.
     app.add_middleware(RequestContext, counted=hub.metrics.answered)

@@ -68,8 +68,17 @@ class Settings(BaseSettings):
     #: Chat per player, over all their tables and sockets: sustained messages per second and the burst.
     chat_rate_per_second: float = 0.5
     chat_burst: int = 5
+    #: Chat per address, over all the players it signs in (0: no limit); and a table's spectators' channel
+    #: as a whole, so that many guests cannot flood a stranger's table (in Redis when ``redis_url`` is set).
+    chat_address_per_second: float = 1.0
+    chat_address_burst: int = 10
+    spectator_chat_per_second: float = 1.0
+    spectator_chat_burst: int = 5
     #: A quick-play table's wait for people: bots take the empty seats this long after the last person came.
     quickplay_wait_seconds: float = 20.0
+    #: A rematch keeps each old player's seat for them this long (seconds from the rematch's making) until
+    #: they answer: nobody else may take it meanwhile, even with the invite code. A decline frees it.
+    rematch_hold_seconds: float = 300.0
     #: The bots that fill a quick-play table.
     quickplay_bot_level: str = "heuristic"
     #: The daily coin grant tops a wallet up to this, once per (UTC) day.
@@ -89,6 +98,19 @@ class Settings(BaseSettings):
     #: passwords cannot fill the hashing queue that everyone's sign-ins wait in.
     sign_ins_per_minute: float = 20.0
     sign_in_burst: int = 10
+    #: Per account: wrong passwords in ``wrong_password_window_seconds`` after which its sign-ins are
+    #: refused (429) until the window ends, from any address (0: no limit). Wrong passwords also put an
+    #: address's and an account's next sign-ins behind everyone else's in the hashing queue.
+    account_wrong_passwords: int = 10
+    wrong_password_window_seconds: float = 300.0
+    #: Per address: new sockets (table and lobby) a minute and their burst (0: no limit). Like sign-ups,
+    #: sign-ins and new tables, counted in Redis when ``redis_url`` is set (shared by every worker).
+    socket_connects_per_minute: float = 120.0
+    socket_connect_burst: int = 40
+    #: Per address, over every session token it uses: REST requests a second and their burst (0: no limit),
+    #: so that minting guests does not multiply the per-client limit (``rest_rate_per_second``).
+    rest_address_rate_per_second: float = 60.0
+    rest_address_burst: int = 300
     #: Password hashing (argon2, deliberately slow) has threads of its own, and at most this many sign-ins
     #: waiting for them; more are refused with 429 at once, so a flood of logins queues nowhere else.
     hash_workers: int = 1

@@ -22,8 +22,9 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from .access import auth
-from .access.ratelimit import Buckets, VerifiedTokens
-from .cluster.bus import Bus
+from .access.limits import Counts, Limit, SharedBuckets
+from .access.ratelimit import VerifiedTokens
+from .cluster.bus import SESSIONS, Bus, Message, Subscription
 from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
 from .config import Settings
@@ -41,6 +42,11 @@ from .table.store import Fenced, SqlTableStore, StoredTable, TableMoved, TableSt
 
 log = logging.getLogger("estimation.server")
 
+
+#: What a socket whose session ended is told before it is closed.
+SIGNED_OUT = {"type": "error", "code": "signed_out", "message": "you signed out: sign in again"}
+SESSION_OVER = {"type": "error", "code": "signed_out",
+                "message": "your session has ended (signed out or expired): sign in again"}
 
 #: Finished tables freed per turn of the event loop when the sweep evicts them (freeing 250 games in one
 #: turn took 140 ms, and every table in play waited for it).
@@ -111,6 +117,9 @@ class Hub:
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
         self._session_sweeper: asyncio.Task[None] | None = None
+        self._sessions_news: Subscription | None = None
+        #: Times the lobby's snapshot was read from the database (routes/lobby_socket.py caches it).
+        self.lobby_snapshots = 0
         self.hints = HintPool()
         self.bots = BotPool(settings.bot_workers)
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
@@ -126,10 +135,28 @@ class Hub:
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
         #: Session tokens verified here: the REST rate limit's key for a request that carries one.
         self.verified = VerifiedTokens()
-        #: Per-address buckets for creating guests, accounts and tables (keyed "kind:address").
-        self.creations = Buckets(settings.create_per_minute / 60, settings.create_burst)
-        #: Per-address buckets for sign-in attempts.
-        self.sign_ins = Buckets(settings.sign_ins_per_minute / 60, settings.sign_in_burst)
+        #: The limits per address (access/limits.py): in Redis when there is one (shared by the workers).
+        self.shared_limits = (SharedBuckets(settings.redis_url, settings.redis_prefix)
+                              if settings.redis_url else None)
+        #: Creating guests, accounts and tables (keyed "kind:address").
+        self.creations = Limit("create", settings.create_per_minute / 60, settings.create_burst,
+                               self.shared_limits)
+        #: Sign-in attempts.
+        self.sign_ins = Limit("sign-in", settings.sign_ins_per_minute / 60, settings.sign_in_burst,
+                              self.shared_limits)
+        #: Wrong passwords per account (the throttle: in Redis when there is one) and per address (only
+        #: to order the hashing queue, so this process's count).
+        self.wrong_passwords = Counts("wrong-password", settings.wrong_password_window_seconds,
+                                      self.shared_limits)
+        self.wrong_from = Counts("wrong-from", settings.wrong_password_window_seconds)
+        #: Chat per address, and per table in its spectators' channel (social/chat.py).
+        self.chat_from = Limit("chat", settings.chat_address_per_second, settings.chat_address_burst,
+                               self.shared_limits)
+        self.spectator_chat = Limit("spectator-chat", settings.spectator_chat_per_second,
+                                    settings.spectator_chat_burst, self.shared_limits)
+        #: New sockets, table and lobby.
+        self.connects = Limit("connect", settings.socket_connects_per_minute / 60,
+                              settings.socket_connect_burst, self.shared_limits)
         #: Threads of their own for password hashing (bounded), so that it waits behind nothing else in the
         #: loop's default pool. (The bots think in processes: self.bots.)
         self.hashing = auth.Hashing(settings.hash_workers, settings.hash_queue)
@@ -151,6 +178,9 @@ class Hub:
                 async with runtime.lock:
                     runtime._schedule()
         await self.bus.start()
+        # Sessions ended through any process close their sockets in every process (cluster mode: a socket
+        # is held by its table's owner, the sign-out may reach any worker).
+        self._sessions_news = self.bus.subscribe(SESSIONS, self._session_ended)
         await self.social.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
@@ -176,8 +206,13 @@ class Hub:
         self.runtimes.clear()
         if self.ownership is not None:
             await self.ownership.stop()  # releases every table and ends the lease: claimable at once
+        if self._sessions_news is not None:
+            self._sessions_news.close()
         await self.social.stop()
         await self.bus.stop()
+        if self.shared_limits is not None:
+            with contextlib.suppress(Exception):
+                await self.shared_limits.close()
         self.hints.stop()
         self.hashing.shutdown()
         self.bots.stop()
@@ -351,25 +386,56 @@ class Hub:
             await asyncio.sleep(min(30.0, max(1.0, self.settings.open_table_seconds / 4)))
 
     # --- sessions and limits ------------------------------------------------------------------------
-    def allow_create(self, kind: str, address: str) -> bool:
+    async def allow_create(self, kind: str, address: str) -> bool:
         """Whether ``address`` may create another ``kind`` (guest, account, table) now."""
-        return self.creations.allow(f"{kind}:{address}")
+        return await self.creations.allow(f"{kind}:{address}")
 
-    def end_session(self, token_hash: str, reason: str = "signed_out") -> None:
-        """A session is over (signed out): its token is forgotten here and its sockets are closed."""
-        self.verified.forget(token_hash)
-        for conn in self.sockets.of_session(token_hash):
-            conn.kick({"type": "error", "code": reason, "message": "you signed out: sign in again"})
+    def end_session(self, token_hash: str) -> None:
+        """A session is over (signed out): its token is forgotten and its sockets are closed, here and, over
+        the bus, in every other process."""
+        self._end_session_here(token_hash)
+        self.bus.publish(SESSIONS, {"type": "session_ended", "token_hash": token_hash})
 
     def end_sessions_of(self, account_id: int, keep: str | None = None) -> None:
         """Every session of a player is over (signed out everywhere, a new password, a deleted account),
-        but ``keep``: their tokens are forgotten here and their sockets closed."""
+        but ``keep``: their tokens are forgotten and their sockets closed, here and in every other process."""
+        self._end_sessions_here(account_id, keep)
+        self.bus.publish(SESSIONS, {"type": "sessions_ended", "account_id": account_id, "keep": keep})
+
+    def _session_ended(self, _topic: str, message: Message) -> None:
+        """News from the bus (this process's own included: ending twice changes nothing). A resync notice
+        (news that may be lost) needs nothing: a socket checks its session where an action is accepted."""
+        kind = message.get("type")
+        if kind == "session_ended" and isinstance(message.get("token_hash"), str):
+            self._end_session_here(message["token_hash"])
+        elif kind == "sessions_ended" and isinstance(message.get("account_id"), int):
+            keep = message.get("keep")
+            self._end_sessions_here(message["account_id"], keep if isinstance(keep, str) else None)
+
+    def _end_session_here(self, token_hash: str) -> None:
+        self.verified.forget(token_hash)
+        for conn in self.sockets.of_session(token_hash):
+            conn.kick(SIGNED_OUT)
+
+    def _end_sessions_here(self, account_id: int, keep: str | None) -> None:
         for token_hash, (owner, _expires) in list(self.verified.tokens.items()):
             if owner == account_id and token_hash != keep:
                 self.verified.forget(token_hash)
         for conn in list(self.sockets.by_player.get(account_id, ())):
             if conn.session != keep:
-                conn.kick({"type": "error", "code": "signed_out", "message": "you signed out: sign in again"})
+                conn.kick(SIGNED_OUT)
+
+    async def session_alive(self, conn: Connection) -> bool:
+        """Whether the session a socket speaks for still stands (a socket without one: True). Checked in
+        the database where a socket's action is accepted, so that a sign-out whose news never reached this
+        process (a lost bus message) still stops the socket; False kicks it."""
+        if conn.session is None:
+            return True
+        async with self.session() as db:
+            alive = await auth.session_alive(db, conn.session)
+        if not alive:
+            conn.kick(SESSION_OVER)
+        return alive
 
     async def sweep_sessions(self) -> int:
         """Close the sockets of expired sessions and delete the expired rows; how many rows went."""
@@ -394,4 +460,5 @@ class Hub:
                 **self.bus.stats(),
                 **(self.ownership.stats() if self.ownership is not None else {}),
                 "sockets": self.sockets.count(), "password_jobs": self.hashing.pending,
+                "lobby_snapshots": self.lobby_snapshots, "password_jobs_evicted": self.hashing.evicted,
                 **tuning.stats()}

@@ -14,17 +14,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import os
 import secrets
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..storage.models import Account, LedgerEntry, Session, utcnow
@@ -48,34 +49,102 @@ class Busy(Exception):
     """Too many passwords are being hashed already: try again in a moment."""
 
 
+class _Job:
+    __slots__ = ("args", "future", "key", "seq", "weight", "work")
+
+    def __init__(self, work: Callable[..., Any], args: tuple[Any, ...], key: str, weight: int, seq: int,
+                 future: asyncio.Future[Any]) -> None:
+        self.work, self.args, self.key, self.weight = work, args, key, weight
+        self.seq, self.future = seq, future
+
+
 class Hashing:
     """Password work (argon2 and the strength estimate) on ``workers`` threads of its own, with at most
-    ``queue`` more waiting for them; beyond that :class:`Busy` at once, without queueing."""
+    ``queue`` more waiting for them.
+
+    The wait is fair, not first come first served (issue 25, B5: a flood of wrong passwords from many
+    addresses, each under its limit, kept the queue full, and a real user's sign-in was refused "busy" 15
+    times of 15). Each job has a ``key`` (the client's address) and a ``weight`` (that address's and that
+    account's recent wrong passwords): the lightest waits least, and among equals the key that has least
+    waiting goes first (round robin), then the oldest. A full queue makes room for a newcomer lighter than
+    its heaviest job (that one is refused :class:`Busy`); a newcomer no lighter is refused at once."""
 
     def __init__(self, workers: int, queue: int) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="password",
+        self.workers = max(1, workers)
+        self.pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="password",
                                        initializer=_lower_priority)
-        self.limit = max(1, workers) + max(0, queue)
-        self.pending = 0
+        self.queue = max(0, queue)
+        self.limit = self.workers + self.queue
+        #: Jobs on the threads now, and jobs waiting for them.
+        self.running = 0
+        self.waiting: list[_Job] = []
+        self._seq = 0
+        #: Jobs refused to make room for lighter ones.
+        self.evicted = 0
+
+    @property
+    def pending(self) -> int:
+        return self.running + len(self.waiting)
 
     @property
     def full(self) -> bool:
         return self.pending >= self.limit
 
-    async def run(self, work: Callable[..., T], *args: Any) -> T:
-        if self.full:
-            raise Busy()
-        loop = asyncio.get_running_loop()
-        self.pending += 1
-        job = self.pool.submit(work, *args)
-        job.add_done_callback(lambda _job: _soon(loop, self._release))  # when the thread is free again,
-        return await asyncio.wrap_future(job)                           # even if the caller went away
+    def would_take(self, weight: int = 0) -> bool:
+        """Whether a job of ``weight`` would be taken now (refused before any other work when not)."""
+        return not self.full or any(job.weight > weight for job in self.waiting)
 
-    def _release(self) -> None:
-        self.pending -= 1
+    async def run(self, work: Callable[..., T], *args: Any, key: str = "", weight: int = 0) -> T:
+        loop = asyncio.get_running_loop()
+        if self.full:
+            heaviest = max(self.waiting, key=lambda j: (j.weight, j.seq), default=None)
+            if heaviest is None or heaviest.weight <= weight:
+                raise Busy()
+            self.waiting.remove(heaviest)
+            self.evicted += 1
+            if not heaviest.future.done():
+                heaviest.future.set_exception(Busy())
+        self._seq += 1
+        job = _Job(work, args, key, weight, self._seq, loop.create_future())
+        self.waiting.append(job)
+        self._start(loop)
+        result: T = await job.future
+        return result
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        while self.running < self.workers and self.waiting:
+            busy: dict[str, int] = {}
+            for job in self.waiting:
+                busy[job.key] = busy.get(job.key, 0) + 1
+            job = min(self.waiting, key=lambda j: (j.weight, busy[j.key], j.seq))
+            self.waiting.remove(job)
+            if job.future.done():  # its caller went away
+                continue
+            self.running += 1
+            done = self.pool.submit(job.work, *job.args)
+            done.add_done_callback(functools.partial(self._done, loop, job))
+
+    def _done(self, loop: asyncio.AbstractEventLoop, job: _Job, done: Future[Any]) -> None:
+        """On the hashing thread: hand the result to the loop (and the thread to the next job there)."""
+        _soon(loop, functools.partial(self._finished, loop, job, done))
+
+    def _finished(self, loop: asyncio.AbstractEventLoop, job: _Job, done: Future[Any]) -> None:
+        self.running -= 1
+        if not job.future.done():
+            if done.cancelled():
+                job.future.cancel()
+            elif (error := done.exception()) is not None:
+                job.future.set_exception(error)
+            else:
+                job.future.set_result(done.result())
+        self._start(loop)
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+        for job in self.waiting:
+            if not job.future.done():
+                job.future.cancel()
+        self.waiting.clear()
 
 
 def _lower_priority() -> None:
@@ -131,6 +200,12 @@ async def session_for_token(db: AsyncSession, token: str | None) -> tuple[Sessio
     return None if account is None else (row, account)
 
 
+async def session_alive(db: AsyncSession, token_hash: str) -> bool:
+    """Whether the session with this token hash still stands (not signed out, not expired)."""
+    expires = await db.scalar(select(Session.expires_at).where(Session.token_hash == token_hash))
+    return expires is not None and expires > utcnow()
+
+
 async def account_for_token(db: AsyncSession, token: str | None) -> Account | None:
     """The signed-in account, or None for a missing, unknown or expired token."""
     found = await session_for_token(db, token)
@@ -154,9 +229,15 @@ async def create_guest(db: AsyncSession, name: str) -> Account:
     return account
 
 
+def same_name(name: str) -> Any:
+    """The condition "this account's name is ``name``, or looks like it" (``names.key``,
+    ``names.skeleton``)."""
+    return or_(Account.login == names.key(name), Account.name_key == names.skeleton(name))
+
+
 async def name_taken(db: AsyncSession, name: str) -> bool:
-    """Whether an account has this name (compared as names are: ``names.key``)."""
-    return await db.scalar(select(Account.id).where(Account.login == names.key(name))) is not None
+    """Whether an account has this name or a look-alike of it (``same_name``)."""
+    return await db.scalar(select(Account.id).where(same_name(name)).limit(1)) is not None
 
 
 async def register(db: AsyncSession, name: str, password_hash: str, grant: int) -> Account | None:
@@ -164,12 +245,10 @@ async def register(db: AsyncSession, name: str, password_hash: str, grant: int) 
 
     ``name`` is already in its shown form (``names.shown``); the caller hashes the password (on the
     :class:`Hashing` threads: argon2 is deliberately slow and would stall the loop)."""
-    login = names.key(name)
-    taken = await db.scalar(select(Account.id).where(Account.login == login))
-    if taken is not None:
+    if await name_taken(db, name):
         return None
-    account = Account(name=name, login=login, password_hash=password_hash, is_guest=False,
-                      balance=grant)
+    account = Account(name=name, login=names.key(name), name_key=names.skeleton(name),
+                      password_hash=password_hash, is_guest=False, balance=grant)
     db.add(account)
     await db.flush()
     db.add(LedgerEntry(key=f"grant:{account.id}", account_id=account.id, table_id=None, kind="grant",

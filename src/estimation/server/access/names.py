@@ -9,14 +9,26 @@ Cyrillic capital A among Latin letters) is refused, and the comparison form fold
 looks like an ASCII letter or digit to it, so a whole-script look-alike ("ANN" in Greek capitals) is the same
 name too.
 
-Passwords are PRECIS OpaqueString (RFC 8265) and are checked with ``zxcvbn``'s strength estimate, never equal
-to the name; the estimate looks at the first and last 32 characters only, because its cost grows fast with
-length (about 40 ms for 32 characters, a second for 128).
+Two names are also one name when their confusable skeletons are equal (Unicode TR39, UTS #39 section 4:
+``skeleton``): "AIice" and "Alice", "0TT0" and "OTTO", "rn" and "m", "MYMIPYN" in Greek capitals and
+in Latin ones, Arabic yeh and kaf and their Farsi forms. The prototypes come from the Unicode confusables
+data that ``confusable-homoglyphs`` ships (``confusables.txt``, which it stores in both directions: the
+prototype of a character is the one entry of a character listed once; see ``_prototypes``). Accounts keep
+their skeleton in ``accounts.name_key`` (unique), so a new name or a rename that looks like a registered
+one is taken. The system's own labels ("Bot 3", "Bot", "Deleted player", and their look-alikes) are
+refused as names.
+
+Passwords are PRECIS OpaqueString (RFC 8265) and are checked with ``zxcvbn``'s strength estimate (score 3,
+told the player's name and the site's words), never equal to the name; the estimate looks at the first and
+last 32 characters only, because its cost grows fast with length (about 40 ms for 32 characters, a second
+for 128).
 """
 
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 
 import precis_i18n
 from confusable_homoglyphs import confusables
@@ -28,9 +40,15 @@ _PASSWORD = precis_i18n.get_profile("OpaqueString")
 
 #: A name's length once normalised (the database's column).
 NAME_MAX = 32
-#: zxcvbn's score (0-4) a new password needs: 2 is "somewhat guessable: protected from unthrottled online
-#: guessing"; logins are throttled and hashed with argon2 on top of it.
-MIN_PASSWORD_SCORE = 2
+#: zxcvbn's score (0-4) a new password needs: 3 is "safely unguessable: moderate protection from offline
+#: slow-hash scenario" (issue 25, B8: at 2, "Summer2024!" and "correcthorse" passed). Logins are throttled
+#: and hashed with argon2 on top of it.
+MIN_PASSWORD_SCORE = 3
+#: The site's own words, which zxcvbn is told about like the player's name: a password built on them is
+#: guessed first by anyone who attacks this site.
+SITE_WORDS = ("estimation", "estimate", "koutchina", "egyptian", "classic", "partners", "cards", "card",
+              "game", "games", "trick", "tricks", "bid", "bids", "dash", "call", "risk", "trump", "spades",
+              "hearts", "diamonds", "clubs", "bot", "bots", "player", "lobby", "table", "rematch", "coins")
 #: The characters zxcvbn looks at, from each end.
 ESTIMATED = 32
 
@@ -57,7 +75,67 @@ def shown(text: str) -> str:
         raise ValueError(f"must be at most {NAME_MAX} characters")
     if confusables.is_mixed_script(name, allowed_aliases=["COMMON", "INHERITED"]):
         raise ValueError("mixes letters of different scripts (look-alikes are not allowed)")
+    if _reserved(skeleton(name)):
+        raise ValueError("is one of the names the game gives (a bot's, a deleted player's)")
     return name
+
+
+def skeleton(text: str) -> str:
+    """The name's confusable skeleton, case aside: equal skeletons are names that look alike (TR39's
+    skeleton of the case-folded skeleton, so that "MYMIPYN" in Greek and in Latin capitals meet though
+    Greek small letters look like no Latin ones)."""
+    return _skeleton(_skeleton(text).casefold())
+
+
+def _skeleton(text: str) -> str:
+    """UTS #39's skeleton: NFD, each character by its prototype, NFD again."""
+    prototypes = _prototypes()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(prototypes.get(c, c) for c in decomposed))
+
+
+def _clean(text: str) -> str:
+    return text.replace("\u200e", "").replace("\u200f", "")
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Character -> its TR39 prototype, rebuilt from ``confusable-homoglyphs``' data, which lists every line
+    of ``confusables.txt`` (source -> prototype) both ways. A prototype is never a source (the data is
+    idempotent), so a source is listed with exactly one alike, its prototype; a character listed with
+    several alikes is a prototype itself. Two characters listed only with each other are one pair: the
+    lower code point stands for both."""
+    alikes: dict[str, set[str]] = {}
+    for char, entries in confusables.confusables_data.items():
+        alikes.setdefault(_clean(char), set()).update(_clean(e["c"]) for e in entries)
+    out: dict[str, str] = {}
+    for char, found in alikes.items():
+        if len(char) != 1 or len(found) != 1:
+            continue
+        (target,) = found
+        if len(target) != 1 or len(alikes.get(target, ())) > 1:
+            out[char] = target
+        elif alikes.get(target) == {char}:
+            out[char] = out[target] = min(char, target)
+    return out
+
+
+@functools.cache
+def _reserved_forms() -> tuple[str, str, frozenset[str]]:
+    digits = frozenset("".join(skeleton(d) for d in "0123456789"))
+    return skeleton("Deleted player"), skeleton("Bot"), digits
+
+
+def _reserved(skel: str) -> bool:
+    """Whether a skeleton is one of the system's labels: "Deleted player", "Bot", "Bot N"."""
+    deleted, bot, digits = _reserved_forms()
+    squeezed = re.sub(r"\s+", " ", skel).strip()
+    if squeezed == deleted:
+        return True
+    if not squeezed.startswith(bot):
+        return False
+    rest = squeezed[len(bot):].replace(" ", "")
+    return all(c in digits for c in rest)
 
 
 def key(text: str) -> str:
@@ -95,7 +173,8 @@ def password(text: str, name: str) -> str:
     if same or secret.casefold() == name.casefold():
         raise ValueError("a password must not be your name")
     ends = {secret[:ESTIMATED], secret[-ESTIMATED:]}
-    estimates = [zxcvbn(part, user_inputs=[name], max_length=ESTIMATED) for part in ends]
+    inputs = [name, *re.findall(r"[^\W\d_]+|\d+", name), *SITE_WORDS]  # the name and its words and numbers
+    estimates = [zxcvbn(part, user_inputs=inputs, max_length=ESTIMATED) for part in ends]
     best = max(estimates, key=lambda e: int(e["score"]))
     if int(best["score"]) < MIN_PASSWORD_SCORE:
         warning = str(best.get("feedback", {}).get("warning") or "")

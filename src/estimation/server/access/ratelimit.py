@@ -120,9 +120,12 @@ class RestRateLimit:
     (or less) turns the limit off."""
 
     def __init__(self, app: ASGIApp, rate: float, burst: int, verified: VerifiedTokens | None = None,
-                 max_clients: int = 10_000) -> None:
+                 max_clients: int = 10_000, address_rate: float = 0.0, address_burst: int = 1) -> None:
         self.app = app
         self.limits = Buckets(rate, burst, max_clients)
+        #: Every request from one address, whatever token it carries: guests are free to mint, so the
+        #: per-player budget alone is multiplied by as many guests as a client makes (issue 25, B13).
+        self.addresses = Buckets(address_rate, address_burst, max_clients)
         self.verified = verified if verified is not None else VerifiedTokens()
 
     @property
@@ -146,12 +149,23 @@ class RestRateLimit:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (scope["type"] != "http" or self.rate <= 0 or not str(scope.get("path", "")).startswith("/api/")
-                or scope.get("path") in EXEMPT or self.allow(self.client_key(scope))):
+                or scope.get("path") in EXEMPT):
             await self.app(scope, receive, send)
             return
-        retry = max(1, math.ceil(1 / self.rate))
-        await too_many(send, f"too many requests: at most {self.rate:g} a second (bursts of "
-                             f"{self.limits.burst}) per client; try again in {retry} s", retry)
+        key = self.client_key(scope)
+        if not self.allow(key):
+            retry = max(1, math.ceil(1 / self.rate))
+            await too_many(send, f"too many requests: at most {self.rate:g} a second (bursts of "
+                                 f"{self.limits.burst}) per client; try again in {retry} s", retry)
+            return
+        if key.startswith("player:") and not self.addresses.allow(peer(scope)):
+            rate = self.addresses.rate
+            retry = max(1, math.ceil(1 / rate))
+            await too_many(send, f"too many requests from your address: at most {rate:g} a second (bursts "
+                                 f"of {self.addresses.burst}) over all its sessions; try again in {retry} s",
+                           retry)
+            return
+        await self.app(scope, receive, send)
 
 
 async def too_many(send: Send, detail: str, retry: int) -> None:

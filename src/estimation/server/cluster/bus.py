@@ -5,7 +5,9 @@ Three kinds of topic, each named by a function here (never a string built elsewh
 
 - :func:`table_topic`: one per table: its chat, who is connected, rematch and quick-play notices;
 - :func:`LOBBY`: the list of public tables as it changes;
-- :func:`user_topic`: one per player: what follows them to every socket they have open.
+- :func:`user_topic`: one per player: what follows them to every socket they have open;
+- :data:`SESSIONS`: sessions that ended (signed out, signed out everywhere, a new password, a deleted
+  account): every process closes the sockets it holds for them (``Hub.end_session``).
 
 A message is a JSON-ready dict with a string ``"type"``, exactly as clients receive it. ``publish`` never
 blocks and never raises for a subscriber's fault: it is called from inside a table's commit path. Delivery
@@ -35,6 +37,9 @@ Message = dict[str, Any]
 Handler = Callable[[str, Message], None]
 
 LOBBY = "lobby"
+#: Ended sessions, for every process: ``{"type": "session_ended", "token_hash": ...}`` or
+#: ``{"type": "sessions_ended", "account_id": ..., "keep": token hash | None}``.
+SESSIONS = "sessions"
 #: The ``type`` of a resync notice (:func:`resync_notice`).
 RESYNC = "resync"
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
-from ..access import auth
+from ..access import auth, names
 from ..storage.models import Account, Session, utcnow
 from .deps import Creds, HubDep, Me, Name, Password, Strict, password_work
 from .schemas import AccountOut, account_out
@@ -76,11 +76,12 @@ async def change_name(body: NameIn, hub: HubDep, me: Me) -> AccountOut:
             account = await db.get(Account, me.id)
             assert account is not None
             login = login_of(body.name)
-            taken = await db.scalar(select(Account.id).where(Account.login == login, Account.id != me.id))
-            if taken is not None:  # a guest cannot take a registered player's name either
+            taken = await db.scalar(select(Account.id).where(auth.same_name(body.name), Account.id != me.id)
+                                    .limit(1))
+            if taken is not None:  # nor a look-alike; a guest cannot take a registered player's name either
                 raise HTTPException(409, "that name is taken")
             if not account.is_guest:
-                account.login = login
+                account.login, account.name_key = login, names.skeleton(body.name)
             account.name = body.name
     except IntegrityError:
         raise HTTPException(409, "that name is taken") from None

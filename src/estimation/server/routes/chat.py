@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ..cluster.bus import table_topic, user_topic
 from ..storage.models import Account, ChatMessage, ChatReport, Mute, utcnow
 from ..table.reducer import admits
-from ..table.runtime import no_such_table
+from ..table.runtime import TableError, no_such_table
 from .deps import Creds, HubDep, Invite, Limit, Me, Offset, PlayerId, Strict, TableId, account_id_of
 
 if TYPE_CHECKING:
@@ -123,10 +123,12 @@ async def table_chat(table_id: TableId, hub: HubDep, creds: Creds,
 
 
 @router.post("/chat/messages/{message_id}/report", status_code=201,
-             responses={404: {"description": "No such message."},
+             responses={404: {"description": "No such message (or one of a private table you cannot see)."},
                         422: {"description": "Your own message."}})
-async def report(message_id: Id, body: ReportIn, hub: HubDep, me: Me, response: Response) -> ReportOut:
-    """Report a chat message to the moderators (once: reporting it again answers 200 with the same id)."""
+async def report(message_id: Id, body: ReportIn, hub: HubDep, me: Me, response: Response,
+                 invite: Invite = None) -> ReportOut:
+    """Report a chat message to the moderators (once: reporting it again answers 200 with the same id). A
+    message of a private table the caller may not see is answered as a missing one."""
     reason = None
     if body.reason is not None:
         try:
@@ -137,6 +139,11 @@ async def report(message_id: Id, body: ReportIn, hub: HubDep, me: Me, response: 
         message = await db.get(ChatMessage, message_id)
         if message is None:
             raise HTTPException(404, "no such message")
+    try:
+        await _visible_table(hub, message.table_id, me.id, invite)
+    except TableError:
+        raise HTTPException(404, "no such message") from None  # not even that the table has messages
+    async with hub.session() as db:
         if message.account_id == me.id:
             raise HTTPException(422, "you cannot report your own message")
         existing = await db.scalar(select(ChatReport.id).where(ChatReport.message_id == message_id,

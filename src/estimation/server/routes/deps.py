@@ -114,9 +114,9 @@ async def current_account(hub: HubDep, creds: Creds) -> Account:
     return account
 
 
-def limit_creating(kind: str, hub: Hub, request: Request) -> None:
+async def limit_creating(kind: str, hub: Hub, request: Request) -> None:
     """The per-address limit on creating guests, accounts and tables (``Settings.create_per_minute``)."""
-    if not hub.allow_create(kind, peer(request.scope)):
+    if not await hub.allow_create(kind, peer(request.scope)):
         raise TableError("rate_limited", f"too many new {kind}s from your address: at most "
                                          f"{hub.settings.create_per_minute:g} a minute (bursts of "
                                          f"{hub.settings.create_burst}); try again later", 429)
@@ -125,10 +125,11 @@ def limit_creating(kind: str, hub: Hub, request: Request) -> None:
 Me = Annotated[Account, Depends(current_account)]
 
 
-async def password_work(hub: Hub, work: Any, *args: Any) -> Any:
-    """Password work on the hashing threads; 429 when too many are waiting for them already."""
+async def password_work(hub: Hub, work: Any, *args: Any, key: str = "", weight: int = 0) -> Any:
+    """Password work on the hashing threads (``key``, ``weight``: its place in their fair queue, see
+    ``auth.Hashing``); 429 when too many are waiting for them already."""
     try:
-        return await hub.hashing.run(work, *args)
+        return await hub.hashing.run(work, *args, key=key, weight=weight)
     except auth.Busy:
         raise TableError("busy", "too many sign-ins at once: try again in a moment", 429) from None
 

@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..access.auth import session_for_token
 from ..cluster.bus import LOBBY, RESYNC, Message, Subscription, client_resync, user_topic
-from ..jsontext import loads
+from ..jsontext import dumps, loads
 from ..social.service import lobby_entry
 from ..table.connection import Connection
 from ..table.reducer import LIVE, PublicTable, public_table
@@ -34,13 +34,59 @@ log = logging.getLogger("estimation.server")
 
 #: At most this many tables of each status in the first ``lobby`` message.
 SNAPSHOT_TABLES = 200
-#: The snapshot being read for the lobby sockets that resync, per hub (one read for all of them).
-_resyncing: weakref.WeakKeyDictionary[Hub, asyncio.Task[list[dict[str, Any]]]] = weakref.WeakKeyDictionary()
+#: How long an encoded snapshot is served at most, even if no change said it is stale (a safety net: every
+#: change of a public table is published on the lobby topic, which makes it stale at once).
+SNAPSHOT_SECONDS = 5.0
+
+
+class LobbySnapshot:
+    """The ``lobby`` message, read and encoded once for every socket that connects (or resyncs) until the
+    lobby changes: a connect costs a copy of bytes, not a read of 400 tables and their seats (issue 25, B4:
+    a connect flood took 12 s of CPU in 14 s). One read at a time; a change during a read makes that read
+    served to those who waited for it, never cached."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.text: str | None = None
+        self.at = 0.0
+        self.generation = 0
+        self.reading: asyncio.Task[str] | None = None
+        self.subscription: Subscription = hub.bus.subscribe(LOBBY, self._changed)
+
+    def _changed(self, _topic: str, _message: Message) -> None:
+        self.generation += 1  # a table changed, or news may have been lost (a resync notice): read again
+        self.text = None
+
+    async def get(self) -> str:
+        loop = asyncio.get_running_loop()
+        if self.text is not None and loop.time() - self.at < SNAPSHOT_SECONDS:
+            return self.text
+        if self.reading is None or self.reading.done():
+            self.reading = asyncio.create_task(self._read(self.generation))
+        return await asyncio.shield(self.reading)
+
+    async def _read(self, generation: int) -> str:
+        text = dumps({"type": "lobby", "tables": await snapshot(self.hub)})
+        if generation == self.generation:
+            self.text, self.at = text, asyncio.get_running_loop().time()
+        return text
+
+
+#: Each hub's lobby snapshot.
+_snapshots: weakref.WeakKeyDictionary[Hub, LobbySnapshot] = weakref.WeakKeyDictionary()
+
+
+def lobby_snapshot(hub: Hub) -> LobbySnapshot:
+    found = _snapshots.get(hub)
+    if found is None:
+        found = _snapshots[hub] = LobbySnapshot(hub)
+    return found
 
 
 async def snapshot(hub: Hub) -> list[dict[str, Any]]:
     """The public open and playing tables, newest first, as the lobby shows them."""
     out: list[dict[str, Any]] = []
+    hub.lobby_snapshots += 1
     for status in LIVE:
         for row in await hub.store.listing(status, SNAPSHOT_TABLES):
             runtime = hub.runtimes.get(row.table_id)
@@ -54,17 +100,15 @@ async def snapshot(hub: Hub) -> list[dict[str, Any]]:
 
 def resend_snapshot(hub: Hub, conn: Connection) -> None:
     """Send ``conn`` a fresh ``lobby`` once it is read; the sockets that ask in the same turn share it."""
-    task = _resyncing.get(hub)
-    if task is None or task.done():
-        task = _resyncing[hub] = asyncio.create_task(snapshot(hub))
+    task = asyncio.ensure_future(lobby_snapshot(hub).get())
 
-    def send(done: asyncio.Task[list[dict[str, Any]]]) -> None:
+    def send(done: asyncio.Future[str]) -> None:
         if done.cancelled():
             return
         if done.exception() is not None:
             log.warning("lobby: the snapshot for a resync failed: %r", done.exception())
         elif not conn.closed:
-            conn.send({"type": "lobby", "tables": done.result()})
+            conn.send_text(done.result())
 
     task.add_done_callback(send)
 
@@ -77,7 +121,12 @@ async def lobby_socket(ws: WebSocket) -> None:
     # like one when its session ends: see connection.py and ws.py.
     conn = Connection(ws, settings.send_queue, settings.rate_per_second, settings.rate_burst,
                       settings.send_queue_bytes, settings.send_timeout)
-    if not hub.sockets.admit(conn, ws.client.host if ws.client else "?"):
+    address = ws.client.host if ws.client else "?"
+    if not await hub.connects.allow(address):
+        conn.kick(error("rate_limited", "too many new sockets from your address: try again later"))
+        await conn.finish()
+        return
+    if not hub.sockets.admit(conn, address):
         conn.kick(error("too_many_connections",
                         f"at most {hub.sockets.per_address} sockets from one address"))
         await conn.finish()
@@ -93,7 +142,7 @@ async def lobby_socket(ws: WebSocket) -> None:
 
     subs: list[Subscription] = [hub.bus.subscribe(LOBBY, deliver)]
     try:
-        conn.send({"type": "lobby", "tables": await snapshot(hub)})
+        conn.send_text(await lobby_snapshot(hub).get())
         while not conn.closed:
             frame = await conn.receive()
             if frame is None or frame["type"] == "websocket.disconnect":

@@ -90,7 +90,7 @@ def _new_session(hub: Hub, account: Account, token: str) -> SessionOut:
 async def new_guest(body: GuestIn, hub: HubDep, request: Request) -> SessionOut:
     """Play as a guest: a display name, no password, no wallet (guests cannot stake). A guest cannot take
     a registered player's name (compared as names are: case, width and look-alikes aside)."""
-    limit_creating("guest", hub, request)
+    await limit_creating("guest", hub, request)
     async with hub.session() as db, db.begin():
         if await auth.name_taken(db, body.name):
             raise HTTPException(409, "that name belongs to a registered player")
@@ -106,7 +106,7 @@ async def new_account(body: CredentialsIn, hub: HubDep, request: Request) -> Ses
     """Register (the password is checked for strength, then hashed with argon2) and sign in; the wallet
     gets the starting grant. Names are compared case, width and look-alikes aside ("ANN" in fullwidth
     letters is "Ann")."""
-    limit_creating("account", hub, request)
+    await limit_creating("account", hub, request)
     async with hub.session() as db:
         if await auth.name_taken(db, body.name):
             raise HTTPException(409, "that name is taken")
@@ -129,15 +129,33 @@ async def new_account(body: CredentialsIn, hub: HubDep, request: Request) -> Ses
 async def sign_in(body: CredentialsIn, hub: HubDep, request: Request) -> SessionOut:
     """Sign in to an account: a new session token. Attempts are limited per address
     (``ESTIMATION_SIGN_INS_PER_MINUTE``), and hashing has a bounded queue of its own: 429 past either."""
-    if not hub.sign_ins.allow(peer(request.scope)):
+    address = peer(request.scope)
+    if not await hub.sign_ins.allow(address):
         raise TableError("rate_limited", "too many sign-in attempts from your address: try again later", 429)
-    if hub.hashing.full:  # refused before any other work: a flood must cost as little as it can
-        raise TableError("busy", "too many sign-ins at once: try again in a moment", 429)
+    login = names.key(body.name)
+    settings = hub.settings
+    wrong = await hub.wrong_passwords.count(login)
+    if settings.account_wrong_passwords > 0 and wrong >= settings.account_wrong_passwords:
+        raise TableError("rate_limited", "too many wrong passwords for this account: try again in "
+                                         f"{settings.wrong_password_window_seconds / 60:g} minutes", 429)
     async with hub.session() as db:
-        account = await db.scalar(select(Account).where(Account.login == names.key(body.name)))
+        account = await db.scalar(select(Account).where(Account.login == login))
+    # Wrong passwords from this address or for this account, and a name nobody has (names are public),
+    # put this attempt behind everyone else's in the hashing queue.
+    weight = wrong + hub.wrong_from.here(address) + (account is None)
+    if not hub.hashing.would_take(weight):  # refused before the hashing: a flood must cost little
+        await hub.wrong_from.add(address)
+        raise TableError("busy", "too many sign-ins at once: try again in a moment", 429)
     stored = account.password_hash if account is not None else None
-    ok = await password_work(hub, auth.check_password, stored, body.password)
+    try:
+        ok = await password_work(hub, auth.check_password, stored, body.password, key=address,
+                                 weight=weight)
+    except TableError:  # busy: made room for a lighter attempt
+        await hub.wrong_from.add(address)
+        raise
     if account is None or not ok:
+        await hub.wrong_passwords.add(login)
+        await hub.wrong_from.add(address)
         raise HTTPException(401, "wrong name or password")
     async with hub.session() as db, db.begin():
         token = await auth.open_session(db, account, hub.settings.session_seconds)

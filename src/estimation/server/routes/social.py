@@ -129,7 +129,7 @@ async def rematch(table_id: TableId, hub: HubDep, me: Me, body: RematchIn | None
     403: {"description": "Not a player of that table."}, 404: {"description": "No such table."}})
 async def decline_rematch(table_id: TableId, hub: HubDep, me: Me) -> RematchStateOut:
     """Decline the rematch (leaving its table if you had accepted and it has not started)."""
-    await social_of(hub).rematch_state(table_id)  # 404 first
+    await social_of(hub).rematch_state(table_id, viewer=me.id)  # 404 first (a private table: to outsiders)
     await social_of(hub).decline(me, table_id)
     return RematchStateOut(**await social_of(hub).rematch_state(table_id, viewer=me.id))
 

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 PROTOCOL = "estimation-ws/1"
 MAX_ID = 64
 MAX_ACTION = 40
+#: The messages that change something: each is accepted only while the socket's session still stands.
+ACTING = frozenset({"action", "back", "leave", "chat", "chat_prefs"})
 
 
 def error(code: str, message: str, request_id: Any = None) -> dict[str, Any]:
@@ -75,6 +77,10 @@ class Session:
         settings = self.hub.settings
         conn = self.conn
         address = self.ws.client.host if self.ws.client else "?"
+        if not await self.hub.connects.allow(address):
+            conn.kick(error("rate_limited", "too many new sockets from your address: try again later"))
+            await conn.finish()
+            return
         if not self.hub.sockets.admit(conn, address):
             conn.kick(error("too_many_connections", f"at most {self.hub.sockets.per_address} sockets from "
                                                     "one address"))
@@ -145,6 +151,8 @@ class Session:
         if kind == "hello":
             await self.hello(msg)
             return
+        if kind in ACTING and not await self.hub.session_alive(self.conn):
+            return  # signed out or expired meanwhile (its news may never have come): kicked, nothing done
         if kind in ("chat", "chat_prefs"):
             if self.link is None:
                 raise TableError("hello_first", 'say {"type": "hello"} first')

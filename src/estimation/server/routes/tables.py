@@ -8,16 +8,19 @@ view of a player's history and stats.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
 from ...record import load_record, replay_summary
 from ...rulesets import DEFAULT_RULESET
 from ..hub import Hub
+from ..storage.models import RematchReply, Seat, Table, utcnow
 from ..table.reducer import TableSettings, admits, public_table
 from ..table.runtime import TableRuntime, no_such_table
 from .deps import (
@@ -105,7 +108,7 @@ async def create_table(body: TableIn, hub: HubDep, me: Me, request: Request) -> 
                                    "msg": f"a turn clock is 0 (none) or at least {least} seconds",
                                    "ctx": {"min": least}}])
     await hub.not_seated_elsewhere(me.id, None)
-    limit_creating("table", hub, request)
+    await limit_creating("table", hub, request)
     runtime = await hub.create_table(me.id, TableSettings(
         body.ruleset, body.length, body.stake, body.private, tuple(sorted(body.bot_seats)), body.bot_level,
         body.turn_seconds, body.partners, body.name))
@@ -132,14 +135,50 @@ async def get_table(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite
              responses={402: {"description": "Not enough coins to stake."},
                         403: {"description": "A guest trying to stake."},
                         404: {"description": "No such table (or a private one without its invite)."},
-                        409: {"description": "Seat taken, table full or already started."}})
+                        409: {"description": "Seat taken (or kept for a rematch's player), table full or "
+                                             "already started, or seated at another live table."}})
 async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> JoinOut:
     """Take a seat (and, at a staked table, optionally stake). The fourth seat filled starts the game."""
     runtime = await _runtime(hub, table_id)
     async with hub.seating(me.id):
         await hub.not_seated_elsewhere(me.id, table_id)
-        seat = await runtime.join(me.id, me.name, me.is_guest, body.seat, body.stake, body.invite)
+        seat = await _not_kept(hub, runtime, me.id, body.seat)
+        seat = await runtime.join(me.id, me.name, me.is_guest, seat, body.stake, body.invite)
     return JoinOut(seat=seat, table=table_out(runtime.public()))
+
+
+async def kept_seats(hub: Hub, table_id: int) -> dict[int, int]:
+    """A rematch's seats kept for the old table's players who have not answered yet (seat -> player), for
+    ``Settings.rematch_hold_seconds`` from the rematch's making; {} for any other table."""
+    async with hub.session() as db:
+        new = await db.get(Table, table_id)
+        old = await db.scalar(select(Table.id).where(Table.rematch_id == table_id))
+        if new is None or old is None or new.status != "open" or new.created_at + dt.timedelta(
+                seconds=hub.settings.rematch_hold_seconds) <= utcnow():
+            return {}
+        seats = (await db.execute(select(Seat.seat, Seat.account_id).where(
+            Seat.table_id == old, Seat.account_id.is_not(None), Seat.is_bot.is_(False)))).all()
+        answered = set((await db.scalars(select(RematchReply.account_id)
+                                         .where(RematchReply.table_id == old))).all())
+    return {int(s): int(a) for s, a in seats if a is not None and a not in answered}
+
+
+async def _not_kept(hub: Hub, runtime: TableRuntime, account_id: int, seat: int | None) -> int | None:
+    """The seat to ask the table for: ``seat`` unless a rematch keeps it for another player (409); no seat
+    asked for, the first free one not kept for somebody else (this player's own kept one first)."""
+    kept = await kept_seats(hub, runtime.id)
+    if not kept:
+        return seat
+    if seat is not None:
+        if kept.get(seat, account_id) != account_id:
+            raise HTTPException(409, "that seat is kept for its player until they answer the rematch")
+        return seat
+    free = [i for i, s in enumerate(runtime.seats) if not s.taken]
+    mine = [i for i in free if kept.get(i) == account_id]
+    open_ = [i for i in free if i not in kept]
+    if not mine and not open_:
+        raise HTTPException(409, "every free seat is kept for its player until they answer the rematch")
+    return (mine or open_)[0]
 
 
 @router.post("/tables/{table_id}/bots", tags=["tables"],

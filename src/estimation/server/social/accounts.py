@@ -73,7 +73,8 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
                              .values(balance=Account.balance - account.balance)
                              .execution_options(synchronize_session=False))
         await db.execute(update(Account).where(Account.id == account_id).values(
-            name=ANONYMOUS, login=None, password_hash=None, deleted_at=utcnow(), moderator=False)
+            name=ANONYMOUS, login=None, name_key=None, password_hash=None, deleted_at=utcnow(),
+            moderator=False)
             .execution_options(synchronize_session=False))
         await db.execute(delete(Session).where(Session.account_id == account_id))
         await db.execute(delete(Mute).where(Mute.account_id == account_id))

@@ -104,8 +104,12 @@ def message_out(row: ChatMessage, name: str | None) -> Message:
 
 
 async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text: str | None,
-               phrase: str | None) -> Message:
-    """Store a chat message and publish it on the table's topic; TableError for any refusal."""
+               phrase: str | None, address: str | None = None) -> Message:
+    """Store a chat message and publish it on the table's topic; TableError for any refusal.
+
+    Beyond each player's own rate, chat is limited per address (``address``: over all the accounts it
+    signs in) and a table's spectators' channel as a whole (issue 25, B11: twenty guests from one address
+    put fifteen spectator lines a second into a stranger's table)."""
     if (text is None) == (phrase is None):
         raise TableError("bad_message", 'a chat message has either "text" or "phrase"')
     if phrase is not None and phrase not in PHRASES:
@@ -124,6 +128,11 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
     wait = hub.social.chat_wait(account_id)
     if wait > 0:
         raise TableError("chat_rate_limited", f"too many chat messages: wait {wait:.1f} s", 429)
+    if address is not None and not await hub.chat_from.allow(address):
+        raise TableError("chat_rate_limited", "too many chat messages from your address: wait a moment", 429)
+    if seat is None and not await hub.spectator_chat.allow(str(table_id)):
+        raise TableError("chat_rate_limited", "the spectators of this table are chatting too fast: wait a "
+                                              "moment", 429)
     row = ChatMessage(table_id=table_id, account_id=account_id, seat=seat,
                       channel="players" if seat is not None else "spectators", text=text, phrase=phrase,
                       removed=False, created_at=utcnow())
@@ -231,7 +240,7 @@ class Link:
         text, phrase = msg.get("text"), msg.get("phrase")
         if any(v is not None and not isinstance(v, str) for v in (text, phrase)):
             raise TableError("bad_message", '"text" and "phrase" are strings')
-        await post(self.hub, self.table_id, self.account_id, seat, text, phrase)
+        await post(self.hub, self.table_id, self.account_id, seat, text, phrase, self.conn.address)
 
 
 # --- REST ----------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Two orders (RULES.md, Jawaker's rule for the first):
 
 - ``winrate``: games won / games played (completed + left; every history row is one or the other), among
   players with at least 15 games in the window; ties by more games, then the lower player id;
-- ``level``: level points earned in the window (30 a win, 10 a draw, 4 a loss, a leaver's loss included:
+- ``level``: level points earned in the window (30 a win, 10 a draw, 4 a loss, a leaver's match nothing:
   egyptian's scale, used for every ruleset); ties by more games, then the lower player id.
 
 Only accounts rank: guests and deleted accounts do not. The query groups the window's history rows by
@@ -49,7 +49,8 @@ def _grouped(ruleset: str, since: dt.datetime, by: Order) -> tuple[Any, Any]:
                   func.sum(case((Result.outcome == "win", 1), else_=0)).label("wins"),
                   func.sum(case((Result.outcome == "draw", 1), else_=0)).label("draws"),
                   func.sum(case((Result.left.is_(True), 1), else_=0)).label("left"),
-                  func.sum(case((Result.outcome == "win", LEVEL_POINTS["win"]),
+                  func.sum(case((Result.left.is_(True), 0),  # a leaver's match pays nothing
+                                (Result.outcome == "win", LEVEL_POINTS["win"]),
                                 (Result.outcome == "draw", LEVEL_POINTS["draw"]),
                                 else_=LEVEL_POINTS["loss"])).label("points"))
            .where(Result.ruleset == ruleset, Result.finished_at >= since,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import case, exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...game import Game
@@ -30,9 +30,13 @@ def outcome(places: list[int], seat: int, left: bool, partners: bool = False) ->
 
 def result_rows(table_id: int, game: Game, humans: dict[int, tuple[int, bool]],
                 coins: dict[int, int]) -> list[Result]:
-    """``humans`` maps seat -> (account id, left)."""
+    """``humans`` maps seat -> (account id, left). A match a leaver ended before its first round was scored
+    counts for nobody (RULES.md, egyptian ruling 9): no rows at all, so no stats, no level points, no
+    leaderboard (two accounts leaving at once cannot trade draws)."""
     places = game.places
     leavers = frozenset(seat for seat, (_, left) in humans.items() if left)
+    if leavers and not game.round_results:
+        return []
     results = outcomes(places, game.partners, leavers)
     sides = side_totals(game.totals) if game.partners else None
     now = utcnow()
@@ -71,26 +75,28 @@ async def games_of(db: AsyncSession, account_id: int, limit: int, offset: int,
              "side_total": r.side_total, "finished_at": r.finished_at.isoformat() + "Z"} for r in rows]
 
 
-#: (ruleset, outcome) -> (games, sum of totals, rounds played, rounds made).
-Outcomes = dict[tuple[str, str], tuple[int, int, int, int]]
+#: (ruleset, outcome) -> (games, sum of totals, rounds played, rounds made, games left).
+Outcomes = dict[tuple[str, str], tuple[int, int, int, int, int]]
 
 
 async def outcomes_of(db: AsyncSession, account_id: int, private: bool = False) -> Outcomes:
     """A player's games tallied by ruleset and outcome, with their sums, in one query over the player's own
-    rows, which the index ``ix_results_account_stats`` covers (filtering on the ruleset too would let a
-    database scan every game of that ruleset by the leaderboards' index instead). Games at private tables
-    count only with ``private`` (as in ``games_of``)."""
+    rows, which the index ``ix_results_account_level`` covers (migration 0010; filtering on the ruleset too
+    would let a database scan every game of that ruleset by the leaderboards' index instead). Games at
+    private tables count only with ``private`` (as in ``games_of``)."""
     rows = (await db.execute(select(Result.ruleset, Result.outcome, func.count(), func.sum(Result.total),
-                                    func.sum(Result.rounds), func.sum(Result.made))
+                                    func.sum(Result.rounds), func.sum(Result.made),
+                                    func.sum(case((Result.left.is_(True), 1), else_=0)))
                              .where(results_of(account_id, private))
                              .group_by(Result.ruleset, Result.outcome))).all()
-    return {(str(r), str(o)): (int(n), int(t or 0), int(k or 0), int(m or 0)) for r, o, n, t, k, m in rows}
+    return {(str(r), str(o)): (int(n), int(t or 0), int(k or 0), int(m or 0), int(lf or 0))
+            for r, o, n, t, k, m, lf in rows}
 
 
 async def stats_of(db: AsyncSession, account_id: int, private: bool = False,
                    outcomes: Outcomes | None = None) -> dict[str, Any]:
     """Games, wins, average score, make rate; and for every ruleset that keeps level points, its games by
-    outcome, the points (win / draw / loss as the ruleset pays them; a leaver's loss pays as any loss) and
+    outcome, the points (win / draw / loss as the ruleset pays them; a leaver's loss pays nothing) and
     the badge. ``levels`` has them by ruleset name, and each is also under its ruleset's own name at the
     top level, where clients read them before ``levels`` existed. Games at private tables count only with
     ``private`` (as in ``games_of``). All of it from :func:`outcomes_of`'s one query."""
@@ -107,14 +113,16 @@ async def stats_of(db: AsyncSession, account_id: int, private: bool = False,
         if points_table is None:
             continue
         by_outcome: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}
-        for (played, outcome_name), (n, *_sums) in outcomes.items():
+        paid: dict[str, int] = {"win": 0, "draw": 0, "loss": 0}  # a leaver's match pays nothing
+        for (played, outcome_name), (n, _total, _rounds, _made, left) in outcomes.items():
             if played == name:
                 by_outcome[outcome_name] += n
+                paid[outcome_name] += n - left
         levels[name] = {
             "games": sum(by_outcome.values()), "wins": by_outcome["win"], "draws": by_outcome["draw"],
             "losses": by_outcome["loss"],
-            # a leaver's loss pays as any loss (egyptian ruling 9)
-            "level_points": sum(points_table[o] * n for o, n in by_outcome.items()),
+            # a leaver's match is a loss that pays nothing (egyptian ruling 9)
+            "level_points": sum(points_table[o] * n for o, n in paid.items()),
             "badge": by_outcome["win"] >= ruleset.badge_wins,
         }
     return {

@@ -42,6 +42,10 @@ class Account(Base):
     #: The name as names are compared (``names.key``): unique for accounts; guests get NULL so that two
     #: guests may share a display name.
     login: Mapped[str | None] = mapped_column(String(128), unique=True)
+    #: The name's confusable skeleton (``names.skeleton``, migration 0008_name_skeletons): unique among
+    #: accounts, so that no account takes a look-alike of another's name; NULL for guests, deleted accounts
+    #: and (from the backfill) the newer of two old accounts whose names already looked alike.
+    name_key: Mapped[str | None] = mapped_column(String(200))
     password_hash: Mapped[str | None] = mapped_column(String(200))
     is_guest: Mapped[bool] = mapped_column(Boolean)
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -51,6 +55,7 @@ class Account(Base):
     moderator: Mapped[bool] = mapped_column(Boolean, default=False)
     silenced: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    __table_args__ = (Index("ix_accounts_name_key", "name_key", unique=True),)
 
 
 class Session(Base):
@@ -151,14 +156,15 @@ class Result(Base):
 
     Indexed (migration 0003_social) by (ruleset, finished_at) for the leaderboards' 30-day window and by
     (account_id, finished_at, table_id) for a player's history (in its order); the stats and the profile
-    read (account_id, ruleset, outcome, total, rounds, made, table_id), which covers them (migration 0006)."""
+    read (account_id, ruleset, outcome, total, rounds, made, left, table_id), which covers them (migration
+    0006, ``left`` since 0010)."""
 
     __tablename__ = "results"
     __table_args__ = (Index("ix_results_ruleset_finished", "ruleset", "finished_at", "account_id", "outcome",
                             "left"),
                       Index("ix_results_account_finished", "account_id", "finished_at", "table_id"),
-                      Index("ix_results_account_stats", "account_id", "ruleset", "outcome", "total", "rounds",
-                            "made", "table_id"))
+                      Index("ix_results_account_level", "account_id", "ruleset", "outcome", "total", "rounds",
+                            "made", "left", "table_id"))
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
@@ -249,3 +255,13 @@ class TableOwner(Base):
     epoch: Mapped[int] = mapped_column(BigInteger)
     wanted_by: Mapped[int | None] = mapped_column(BigInteger)
     since: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LiveSeat(Base):
+    """One row per player seated at an open or playing table (migration 0009_live_seats): its primary key,
+    the account, makes "one live table a player" hold in the database, so two workers (or two processes)
+    cannot both seat one player. Written in the table's own transaction with its seats (table/store.py)."""
+
+    __tablename__ = "live_seats"
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)

@@ -23,6 +23,8 @@ from ..storage.models import utcnow
 from .eager import Started, start_now
 
 K = TypeVar("K")
+#: What a socket is told when its session expires, before it is closed.
+EXPIRED = {"type": "error", "code": "session_expired", "message": "your session has expired: sign in again"}
 
 
 class Connection:
@@ -41,6 +43,8 @@ class Connection:
         self.address = "?"
         self.session: str | None = None
         self.expires_at: dt.datetime | None = None
+        #: Closes the socket when its session expires (set by :meth:`Sockets.sign_in`).
+        self.expiry: asyncio.TimerHandle | None = None
         self.limiter = RateLimiter(rate, burst)
         self.violations = 0
         self.closed = False
@@ -104,6 +108,9 @@ class Connection:
         """No more frames: close the socket once what is queued has been written."""
         if not self.closed:
             self.closed = True
+            if self.expiry is not None:
+                self.expiry.cancel()
+                self.expiry = None
             if self._flusher is None:
                 self._close_socket()
             reader = self.reader
@@ -171,7 +178,8 @@ class Sockets:
 
     ``per_address`` and ``per_player`` cap how many one client may hold open (0: no cap): each socket costs
     memory and a share of every broadcast, so a few clients must not be able to hold thousands. A socket
-    signed in with a session is closed when that session ends (signed out) or expires."""
+    signed in with a session is closed when that session ends (signed out, in any process: the hub hears of
+    it over the bus) or expires (a timer at its expiry)."""
 
     def __init__(self, per_address: int, per_player: int) -> None:
         self.per_address = per_address
@@ -199,9 +207,15 @@ class Sockets:
             return False
         conn.account_id, conn.session, conn.expires_at = account_id, session, expires_at
         held.add(conn)
+        # Closed the moment its session expires, whether or not it sends anything (not at the next sweep).
+        left = max(0.0, (expires_at - utcnow()).total_seconds())
+        conn.expiry = asyncio.get_running_loop().call_later(left, conn.kick, EXPIRED)
         return True
 
     def remove(self, conn: Connection) -> None:
+        if conn.expiry is not None:
+            conn.expiry.cancel()
+            conn.expiry = None
         _discard(self.by_address, conn.address, conn)
         if conn.account_id is not None:
             _discard(self.by_player, conn.account_id, conn)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import sqlalchemy.exc
-from sqlalchemy import case, func, or_, select, text, update
+from sqlalchemy import case, delete, func, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ...actions import Action
@@ -36,7 +36,7 @@ from ...record import load_record
 from ..cluster.ownership import FENCE
 from ..jsontext import dumps
 from ..storage import history
-from ..storage.models import Event, Seat, Table, TableOwner, utcnow
+from ..storage.models import Event, LiveSeat, Seat, Table, TableOwner, utcnow
 from . import wallets
 from .journal import Journal, JournalRow, Refused
 from .reducer import (
@@ -526,6 +526,7 @@ class SqlTableStore:
                         {"table_id": table_id, "seat": i, "account_id": s.account_id, "name": s.name,
                          "is_bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left}
                         for i, s in enumerate(after.seats)])
+                await _write_live_seats(db, table_id, before, after)
                 db.add(Event(table_id=table_id, version=change.version, seat=change.seat,
                              action_id=change.action_id, action=change.action, data=dumps(change.events)))
                 await db.commit()
@@ -679,6 +680,39 @@ def _state_of(row: Table, seats: tuple[SeatState, ...]) -> TableState:
                   partners=row.partners, name=row.name)
     return TableState(rules, row.created_by, _status(row.status), row.version, row.pot, seats, None,
                       row.bots_at, row.rematch_id)
+
+
+def _live(state: TableState) -> set[int]:
+    """The players seated (not left) at this table while it is open or playing."""
+    if state.status not in ("open", "playing"):
+        return set()
+    return {s.account_id for s in state.seats if s.account_id is not None and not s.left}
+
+
+async def _write_live_seats(db: AsyncSession, table_id: int, before: TableState, after: TableState) -> None:
+    """Keep ``live_seats`` with the table's seats (one live table a player, in the database: issue 25, B2).
+    A player who comes here while a live seat of theirs is somewhere else fails on its primary key, whichever
+    worker wrote that one (PostgreSQL makes the second writer wait for the first's commit): the whole change
+    rolls back, stake and all, as ``seated_elsewhere``. A row whose seat is no longer live (left by a server
+    that did not keep this table) is deleted first."""
+    was, now = _live(before), _live(after)
+    gone, came = was - now, now - was
+    if gone:
+        await db.execute(delete(LiveSeat).where(LiveSeat.table_id == table_id, LiveSeat.account_id.in_(gone))
+                         .execution_options(synchronize_session=False))
+    if not came:
+        return
+    still_live = (select(Seat.table_id).join(Table, Table.id == Seat.table_id)
+                  .where(Seat.table_id == LiveSeat.table_id, Seat.account_id == LiveSeat.account_id,
+                         Seat.left.is_(False), Table.status.in_(("open", "playing")))
+                  .correlate(LiveSeat).exists())
+    await db.execute(delete(LiveSeat).where(LiveSeat.account_id.in_(came), ~still_live)
+                     .execution_options(synchronize_session=False))
+    try:
+        await db.execute(insert(LiveSeat), [{"account_id": a, "table_id": table_id} for a in sorted(came)])
+    except sqlalchemy.exc.IntegrityError:
+        raise TableError("seated_elsewhere", "you are seated at another table: leave it, or finish its "
+                                             "game, first", 409) from None
 
 
 def _version_taken(exc: BaseException) -> bool:

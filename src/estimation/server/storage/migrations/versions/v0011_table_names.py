@@ -3,8 +3,8 @@
 Expand only: a nullable column, so a server of the previous release runs on this schema (its tables have no
 name).
 
-Revision ID: 0008_table_names
-Revises: 0007_ownership
+Revision ID: 0011_table_names
+Revises: 0010_level_ruling
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008_table_names"
-down_revision = "0007_ownership"
+revision = "0011_table_names"
+down_revision = "0010_level_ruling"
 branch_labels = None
 depends_on = None
 
