@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import typing
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,9 @@ def test_every_setting_comes_from_its_variable(monkeypatch: pytest.MonkeyPatch) 
             raw, want = str(default + 7), default + 7
         elif isinstance(default, float):
             raw, want = str(default + 0.5), default + 0.5
+        elif typing.get_origin(field.annotation) is typing.Literal:
+            # A choice: another of its values (any other string is refused, as a typo should be).
+            raw = want = next(v for v in typing.get_args(field.annotation) if v != default)
         else:
             raw = want = f"{default}x"
         variable = "DATABASE_URL" if name == "database_url" else f"ESTIMATION_{name.upper()}"
