@@ -315,7 +315,10 @@ class Hub:
 
     async def create_table(self, account_id: int, ruleset: str, length: str | None, stake: int,
                            private: bool, bot_seats: list[int], bot_level: str,
-                           turn_seconds: int, partners: bool = False) -> TableRuntime:
+                           turn_seconds: int, partners: bool = False, *, competition: int | None = None,
+                           game_seed: str | None = None, away_waits: bool = False) -> TableRuntime:
+        """A new open table. ``competition``, ``game_seed``, ``away_waits``: a competition's table (its
+        board seed, and whether an away seat waits; see :mod:`.competitions.service`)."""
         if ruleset not in RULESETS:
             raise TableError("bad_rules", f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})", 422)
         cls = RULESETS[ruleset]
@@ -334,8 +337,9 @@ class Hub:
                                                     "one of them first", 429)
             row = Table(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
                         bot_level=bot_level, turn_seconds=turn_seconds, partners=partners, status="open",
-                        version=0, pot=0,
-                        paid_out=False, record=None, created_by=account_id, created_at=utcnow())
+                        version=0, pot=0, competition_id=competition, game_seed=game_seed,
+                        away_waits=away_waits, paid_out=False, record=None, created_by=account_id,
+                        created_at=utcnow())
             db.add(row)
             await db.flush()
             if self.ownership is not None:  # born owned by this worker, at epoch 1
@@ -345,7 +349,8 @@ class Hub:
                             staked=False, away=False, left=False))
             table_id = row.id
         rules = Rules(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
-                      bot_level=bot_level, turn_seconds=turn_seconds, partners=partners)
+                      bot_level=bot_level, turn_seconds=turn_seconds, partners=partners,
+                      competition=competition, seed=game_seed, away_waits=away_waits)
         seats = [SeatState(is_bot=s in names, name=names.get(s)) for s in range(4)]
         runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
         async with self._loading:

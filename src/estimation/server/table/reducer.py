@@ -81,6 +81,12 @@ class Rules:
     #: A partnership table (RULES.md, Partnerships): seats 0+2 against 1+3, standings, history and the pot
     #: by side.
     partners: bool = False
+    #: A competition's table (RULES.md, Competitions): the competition's id, and the seed its game deals
+    #: from (the same at every table of its stage and instance, instead of the starting command's).
+    competition: int | None = None
+    seed: int | str | None = None
+    #: A seat whose player stepped away waits for them (robot competitions: no clock, no bot for them).
+    away_waits: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,11 +270,13 @@ def _seat_bots(table: TableState, seats: list[SeatState], c: SeatBots) -> tuple[
     return status, table.pot, game, events
 
 
-def _start_if_full(table: TableState, seats: list[SeatState], seed: int,
+def _start_if_full(table: TableState, seats: list[SeatState], seed: int | str,
                    events: Events) -> tuple[str, Game | None]:
     if not all(s.taken for s in seats):
         return table.status, table.game
     names = [s.name or f"Seat {i}" for i, s in enumerate(seats)]
+    if table.rules.seed is not None:
+        seed = table.rules.seed  # a competition's board seed: every table of the stage deals the same
     game = new_game(table.rules.ruleset, table.rules.length, seed, names, partners=table.rules.partners)
     events.append({"kind": "start", "players": names, "dealer": game.dealer})
     return "playing", game

@@ -112,6 +112,9 @@ class TableRuntime:
         self.snapshot_deals = -1 if game is None else len(game.deal_log)
         #: Encodes the public facts of every update (the scored rounds once per round scored).
         self.public_text = PublicViewText()
+        #: A competition's table: whether spectators may see it (once its stage is over at every table; set
+        #: by the competition service). Any other table ignores it.
+        self.watchable = False
 
     # --- what clients see ---------------------------------------------------------------------------
     def public(self) -> dict[str, Any]:
@@ -152,7 +155,11 @@ class TableRuntime:
 
     def admits(self, account_id: int | None, invite: str | None) -> bool:
         """Whether someone may see this table at all: anyone for a public table; for a private one its
-        creator, its players (past ones too), or whoever has the invite code."""
+        creator, its players (past ones too), or whoever has the invite code. A competition's table: its
+        players, and everyone else only once :attr:`watchable` (its stage over at every table: fair play)."""
+        if self.rules.competition is not None:
+            return self.watchable or (account_id is not None
+                                      and any(s.account_id == account_id for s in self.seats))
         if not self.rules.private:
             return True
         if account_id is not None and (account_id == self.created_by
@@ -393,10 +400,12 @@ class TableRuntime:
         if self.closed or self.status != "playing" or game is None or game.to_move is None:
             return
         seat = game.to_move
-        if self.seats[seat].bot_plays:
+        held = self.seats[seat]
+        waits = self.rules.away_waits and held.away and not held.left and not held.is_bot
+        if held.bot_plays and not waits:  # a robot competition's table waits for a player who stepped away
             delay, timeout = self.hub.settings.bot_delay, False
             self.hub.bots.warm()  # the pool's processes start while the bot waits its delay
-        elif self.rules.turn_seconds > 0:
+        elif self.rules.turn_seconds > 0 and not held.away:
             delay, timeout = float(self.rules.turn_seconds), True
             self.deadline = (seat, asyncio.get_running_loop().time() + delay)
         else:

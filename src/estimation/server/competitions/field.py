@@ -1,0 +1,229 @@
+"""A competition as the core sees it: read from the database (and the tables in memory), then scored.
+
+Everything here is read-only. A :class:`Field` is one consistent read of a competition: its entrants, its
+tables with who sat where, every table's game as last committed, the leavers and the director's
+adjustments. :meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`,
+the one computation behind the live standings, the traveller and the export; what may be shown to whom
+(fair play: a board only to an entrant who finished it, until its stage is over everywhere) is decided here
+too, in :meth:`Field.boards_seen`, so every route asks the same question the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from ...competition import (
+    Adjustment,
+    Scored,
+    Seats,
+    StageEntry,
+    rounds_of,
+    score_stages,
+    table_entry,
+)
+from ...game import Game
+from ...record import load_record
+from ..storage.models import (
+    Competition,
+    CompetitionAdjustment,
+    CompetitionEntry,
+    CompetitionLeave,
+    CompetitionTable,
+    Table,
+)
+
+if TYPE_CHECKING:
+    from ..hub import Hub
+
+
+def seats_of(row: CompetitionTable) -> Seats:
+    a, b, c, d = json.loads(row.seats)
+    return (a, b, c, d)
+
+
+@dataclass
+class Field:
+    comp: Competition
+    #: Every entry, withdrawn ones too (by id); :attr:`field_ids` are the ones in the field.
+    entries: dict[int, CompetitionEntry]
+    tables: list[CompetitionTable]
+    #: Each table's game as last committed (finished rounds are what counts), by table id.
+    games: dict[int, Game]
+    leaves: list[CompetitionLeave]
+    adjustments: list[CompetitionAdjustment]
+    _scored: Scored | None = field(default=None, repr=False)
+
+    @property
+    def field_ids(self) -> list[int]:
+        """The entrants in the field: every entry not withdrawn before the start (removed ones played)."""
+        return sorted(e.id for e in self.entries.values() if not e.withdrawn)
+
+    @property
+    def rounds(self) -> int:
+        return rounds_of(self.comp.ruleset, self.comp.length)
+
+    def rounds_done(self, table_id: int) -> int:
+        """The rounds a table finished that count: in a robot competition only those before its entrant
+        withdrew or its window closed (a bot may finish the table; its later rounds count for nobody)."""
+        game = self.games.get(table_id)
+        done = 0 if game is None else len(game.round_results)
+        cut = self.cut_at(table_id)
+        return done if cut is None else min(done, cut)
+
+    def cut_at(self, table_id: int) -> int | None:
+        """A robot table ended by its entrant's withdrawal or the window's close: the rounds it had."""
+        if self.comp.kind != "robot":
+            return None
+        return next((x.rounds_done for x in self.leaves if x.table_id == table_id), None)
+
+    def record(self, table_id: int, rounds: int | None = None) -> dict[str, Any] | None:
+        """A table's record (every hand, never the seed: it would tell the deals of every stage), only as
+        far as it counts (:meth:`cut_at`), and with ``rounds``, only its first ``rounds`` rounds (every
+        deal of them finished: what a viewer who finished those boards may replay)."""
+        game = self.games.get(table_id)
+        if game is None:
+            return None
+        record = game.record()
+        done = len(game.round_results)
+        limits = [x for x in (rounds, self.cut_at(table_id)) if x is not None]
+        if limits:
+            keep = min(done, *limits)  # a deal in play is of round done + 1: never kept
+            record["deals"] = [d for d in record["deals"] if d["round"] <= keep]
+            if keep < done:
+                record.pop("ended", None)
+        return record
+
+    def left_at(self, table: CompetitionTable) -> dict[int, int]:
+        """seat -> rounds its table had finished when that seat's entrant left."""
+        seats = seats_of(table)
+        out: dict[int, int] = {}
+        for leave in self.leaves:
+            if leave.table_id == table.table_id and leave.entry_id in seats:
+                out[seats.index(leave.entry_id)] = leave.rounds_done
+        return out
+
+    def stage_entries(self) -> list[StageEntry]:
+        """Every stage's tables as the export holds them (records with every hand, without the seed)."""
+        stages: dict[int, StageEntry] = {}
+        for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
+            record = self.record(t.table_id)
+            if record is None:
+                continue  # a table whose game never started (no record yet)
+            left = [{"seat": s, "rounds": r} for s, r in sorted(self.left_at(t).items())]
+            stage = stages.setdefault(t.stage, {"stage": t.stage, "tables": []})
+            stage["tables"].append(table_entry(t.table_id, t.instance, seats_of(t), record,
+                                               left))  # type: ignore[arg-type]
+        return [stages[s] for s in sorted(stages)]
+
+    def core_adjustments(self, extra: CompetitionAdjustment | None = None) -> list[Adjustment]:
+        """The director's adjustments in the order they were made (``extra``: one not stored yet, last)."""
+        out: list[Adjustment] = []
+        for a in [*sorted(self.adjustments, key=lambda a: a.id), *([extra] if extra is not None else [])]:
+            adj: Adjustment = {"stage": a.stage, "instance": a.instance, "round": a.round, "reason": a.reason}
+            if a.entry_id is not None and a.mp is not None:
+                adj["entrant"], adj["mp"] = a.entry_id, a.mp
+            elif a.table_id is not None and a.seat is not None and a.score is not None:
+                adj["table"], adj["seat"], adj["score"] = a.table_id, a.seat, a.score
+            out.append(adj)
+        return out
+
+    def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
+        """The core's figures for this read (computed once per read); with ``extra``, as they would be
+        with that adjustment too (:class:`~estimation.competition.CompetitionError` if it names no
+        board or entrant)."""
+        if extra is not None:
+            return score_stages(self.comp.ruleset, self.comp.length, self.stage_entries(), self.field_ids,
+                                self.core_adjustments(extra))
+        if self._scored is None:
+            self._scored = score_stages(self.comp.ruleset, self.comp.length, self.stage_entries(),
+                                        self.field_ids, self.core_adjustments())
+        return self._scored
+
+    # --- fair play ----------------------------------------------------------------------------------
+    def stage_tables(self, stage: int) -> list[CompetitionTable]:
+        return [t for t in self.tables if t.stage == stage]
+
+    def stage_over(self, stage: int) -> bool:
+        """Whether every table of ``stage`` has finished, so nobody still plays its boards. In a robot
+        competition an instance's boards can be played by a newcomer until the window closes: only the
+        competition's end opens them."""
+        if self.comp.status == "finished":
+            return True
+        if self.comp.kind == "robot":
+            return False
+        tables = self.stage_tables(stage)
+        return bool(tables) and all(t.finished for t in tables)
+
+    def boards_seen(self, entry_id: int | None, stage: int, instance: int) -> int:
+        """How many boards (rounds) of ``stage`` and ``instance`` this viewer may see: all once the stage
+        is over everywhere; else, for an entrant, the boards it finished itself (its table finished them
+        while it still sat there); for anyone else none."""
+        if self.stage_over(stage):
+            return self.rounds
+        if entry_id is None:
+            return 0
+        for t in self.stage_tables(stage):
+            seats = seats_of(t)
+            if t.instance == instance and entry_id in seats:
+                done = self.rounds_done(t.table_id)
+                left = self.left_at(t).get(seats.index(entry_id))
+                return done if left is None else min(done, left)
+        return 0
+
+    def entry_of(self, account_id: int | None) -> CompetitionEntry | None:
+        if account_id is None:
+            return None
+        return next((e for e in self.entries.values() if e.account_id == account_id), None)
+
+    def table_of(self, entry_id: int, stage: int) -> CompetitionTable | None:
+        return next((t for t in self.stage_tables(stage) if entry_id in seats_of(t)), None)
+
+
+async def read_field(hub: Hub, competition_id: int) -> Field | None:
+    """One read of a competition (None if there is none). Tables in memory give their committed game;
+    the others their last record snapshot (which holds every finished round)."""
+    async with hub.session() as db:
+        comp = await db.get(Competition, competition_id)
+        if comp is None:
+            return None
+        entries = (await db.scalars(select(CompetitionEntry).where(
+            CompetitionEntry.competition_id == competition_id))).all()
+        tables = (await db.scalars(select(CompetitionTable).where(
+            CompetitionTable.competition_id == competition_id))).all()
+        leaves = (await db.scalars(select(CompetitionLeave).where(
+            CompetitionLeave.competition_id == competition_id))).all()
+        adjustments = (await db.scalars(select(CompetitionAdjustment).where(
+            CompetitionAdjustment.competition_id == competition_id))).all()
+        ids = [t.table_id for t in tables if t.table_id not in hub.runtimes]
+        stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
+                      .tuples().all()) if ids else {}
+    games: dict[int, Game] = {}
+    for t in tables:
+        runtime = hub.runtimes.get(t.table_id)
+        if runtime is not None:
+            if runtime.game is not None:
+                games[t.table_id] = runtime.game
+            continue
+        text = stored.get(t.table_id)
+        if text is not None:
+            games[t.table_id] = _stored_game(t.table_id, text)
+    return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
+
+
+#: Stored records replayed, by table and the record's text (a finished table's never changes): a page of
+#: standings or a traveller does not replay every finished table again.
+_replayed: dict[tuple[int, int], Game] = {}
+
+
+def _stored_game(table_id: int, text: str) -> Game:
+    key = (table_id, hash(text))
+    game = _replayed.get(key)
+    if game is None:
+        if len(_replayed) > 4096:
+            _replayed.clear()
+        game = _replayed[key] = load_record(json.loads(text))
+    return game
