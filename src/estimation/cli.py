@@ -23,6 +23,7 @@ from rich.table import Table
 from .calculator import CalculatorError, is_saaydeh, next_multiplier, score_typed_round, side_scores
 from .cli_bots import bots_app
 from .cli_common import UnreadableFile, read_record_file
+from .cli_competition import competition_app
 from .cli_moderator import moderator_app
 from .cli_server import server_app
 from .errors import RecordError
@@ -43,6 +44,7 @@ app = typer.Typer(
 app.add_typer(bots_app)
 app.add_typer(moderator_app)
 app.add_typer(server_app)
+app.add_typer(competition_app, name="competition")
 
 
 def main() -> None:

@@ -1,0 +1,141 @@
+"""`estimation competition simulate` and `estimation competition score`: duplicate competitions offline.
+
+``simulate`` plays a whole competition of bot entrants through :mod:`estimation.competition` (the functions
+the server calls) and writes `estimation-competition/1`; ``score`` recomputes a file's matchpoints and
+standings from its records alone, prints them with every board's traveller, and exits 1 on the first
+figure that does not follow (as `estimation replay` names the first bad action). Bad input is one line on
+stderr and exit 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .cli_common import UnreadableFile, read_record_file
+from .competition import (
+    CompetitionError,
+    Scored,
+    check_export,
+    dumps,
+    simulate,
+    traveller,
+)
+from .errors import RecordError
+from .rulesets import DEFAULT_RULESET
+
+competition_app = typer.Typer(help="Duplicate competitions: simulate one with bots, or check and score a "
+                                   "competition file.", no_args_is_help=True)
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    print(f"error: {message}", file=sys.stderr)
+    return typer.Exit(code)
+
+
+@competition_app.command("simulate")
+def simulate_command(
+    out: Annotated[Path, typer.Option(help="Where to write the estimation-competition/1 file.")],
+    kind: Annotated[str, typer.Option(help="swiss (stages, grouped by standing) or robot (each entrant "
+                                           "alone against three bots).")] = "swiss",
+    entrants: Annotated[int, typer.Option(min=1, help="How many bot entrants.")] = 16,
+    stages: Annotated[int, typer.Option(min=1, help="Stages (swiss).")] = 3,
+    instances: Annotated[int, typer.Option(min=1, help="Deal sets (robot).")] = 1,
+    ruleset: Annotated[str, typer.Option(help="Ruleset.")] = DEFAULT_RULESET,
+    length: Annotated[str | None, typer.Option(help="Length (default: the ruleset's).")] = None,
+    level: Annotated[str, typer.Option(help="Bot level of every entrant and filler: random, heuristic, "
+                                            "strong.")] = "random",
+    seed: Annotated[int, typer.Option(help="Competition seed: the same seed writes the same file.")] = 1,
+) -> None:
+    """Play a whole competition of bot entrants and write its export."""
+    if kind not in ("swiss", "robot"):
+        raise _fail(f"unknown kind {kind!r} (known: swiss, robot)", 2)
+    console = Console(stderr=True)
+    try:
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("tables"), TimeElapsedColumn(), console=console) as progress:
+            task = progress.add_task(f"{kind} {ruleset}", total=None)
+
+            def done(played: int, total: int) -> None:
+                progress.update(task, completed=played, total=total)
+
+            doc = simulate(kind="swiss" if kind == "swiss" else "robot", entrants=entrants,
+                           stages=stages if kind == "swiss" else 1,
+                           instances=instances if kind == "robot" else 1, ruleset=ruleset, length=length,
+                           level=level, seed=seed, on_table=done)
+    except CompetitionError as exc:
+        raise _fail(str(exc), 2) from None
+    try:
+        out.write_text(dumps(doc), encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {out}: {exc.strerror or exc}") from None
+    tables = sum(len(s["tables"]) for s in doc["stages"])
+    best = doc["standings"][0]
+    print(f"wrote {out}: {doc['kind']} {doc['ruleset']} {doc['length']}, {entrants} entrants, {tables} "
+          f"tables; 1st: entrant {best['entrant']} {best['percent']:.2f}%")
+
+
+@competition_app.command("score")
+def score_command(
+    file: Annotated[Path, typer.Argument(help="An estimation-competition/1 JSON file.")],
+    travellers: Annotated[bool, typer.Option(help="Print every board's traveller.")] = True,
+) -> None:
+    """Recompute every board's matchpoints and the standings from the records; exit 1 if the file's
+    figures do not follow from them."""
+    try:
+        doc = read_record_file(file)
+        scored, disagreement = check_export(doc)
+    except UnreadableFile as exc:
+        raise _fail(str(exc)) from None
+    except RecordError as exc:  # the file is not JSON (read_record_file's whole-file fault)
+        raise _fail(f"{file}: {exc.reason}") from None
+    except CompetitionError as exc:
+        raise _fail(f"{file}: {exc}") from None
+    if disagreement is not None:
+        raise _fail(f"{file}: {disagreement.line}")
+    console = Console() if sys.stdout.isatty() else Console(width=120)
+    _print_standings(console, doc, scored)
+    if travellers:
+        _print_travellers(console, doc, scored)
+    console.print(f"Every figure follows from the {len(scored.plays)} tables' records.")
+
+
+def _print_standings(console: Console, doc: dict[str, Any], scored: Scored) -> None:
+    names = {e["id"]: e["name"] for e in doc["entrants"]}
+    console.print(f"[bold]{doc['name']}[/bold] ({doc['kind']}, {doc['ruleset']} {doc['length']}, "
+                  f"{len(doc['entrants'])} entrants)", markup=True, highlight=False)
+    table = Table(title="Standings")
+    for col in ("place", "entrant", "name", "MP", "top", "%"):
+        table.add_column(col, justify="left" if col == "name" else "right")
+    for row in scored.standings:
+        table.add_row(str(row["place"]), str(row["entrant"]), names.get(row["entrant"], "?"), str(row["mp"]),
+                      str(row["top"]), f"{row['percent']:.2f}")
+    console.print(table)
+
+
+def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored) -> None:
+    records = {t["table"]: t["record"] for s in doc["stages"] for t in s["tables"]}
+    many = doc["instances"] > 1
+    for board in scored.boards:
+        table = Table(title=f"{board.board.label(many)}: traveller (top {board.top})")
+        for col in ("table", "seat", "player", "calls/bids", "est", "tricks", "score", "MP"):
+            table.add_column(col, justify="left" if col in ("player", "calls/bids") else "right")
+        for i, line in enumerate(traveller(board, records)):
+            if i:
+                table.add_section()
+            for seat in line["seats"]:
+                who = seat["player"] if seat["entrant"] is None else f"{seat['player']} (#{seat['entrant']})"
+                table.add_row(str(line["table"]), str(seat["seat"]), who, " ".join(seat["declarations"]),
+                              _cell(seat["estimate"]), _cell(seat["tricks"]), _cell(seat["score"]),
+                              _cell(seat["mp"]) if line["finished"] else "not finished")
+        console.print(table)
+
+
+def _cell(value: int | None) -> str:
+    return "" if value is None else str(value)
