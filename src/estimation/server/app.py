@@ -20,7 +20,7 @@ from ..web.mount import mount_web
 from .access.ratelimit import RestRateLimit
 from .config import Settings
 from .hub import Hub
-from .routes import accounts, calc, chat, leaderboard, players, rules, social, tables
+from .routes import accounts, calc, chat, competitions, leaderboard, players, rules, social, tables
 from .routes.http import BodyGuard, SafeJSONResponse, SecurityHeaders
 from .routes.lobby_socket import lobby_socket
 from .routes.table_socket import table_socket
@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RestRateLimit, rate=settings.rest_rate_per_second,
                        burst=settings.rest_rate_burst, verified=hub.verified)
     app.add_middleware(SecurityHeaders)
-    for routes in (rules, players, accounts, tables, social, chat, leaderboard, calc):
+    for routes in (rules, players, accounts, tables, social, chat, leaderboard, calc, competitions):
         app.include_router(routes.router)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     app.add_api_websocket_route("/ws/lobby", lobby_socket)

@@ -28,6 +28,7 @@ from .access.ratelimit import Buckets, VerifiedTokens
 from .cluster.bus import Bus
 from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
+from .competitions.service import Competitions
 from .config import Settings
 from .ops import tuning
 from .ops.metrics import MeteredStore, Metrics, MetricsServer
@@ -121,6 +122,8 @@ class Hub:
         self.bus: Bus = open_bus(settings.redis_url, prefix=settings.redis_prefix,
                                  on_lag=self.metrics.bus_lag.observe)
         self.social = social(self)
+        #: Competitions (RULES.md, Competitions): their clock, their stages, and what their tables tell them.
+        self.competitions = Competitions(self)
         #: Every table socket, by address, player and session (their caps; closed when a session ends).
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
         #: Session tokens verified here: the REST rate limit's key for a request that carries one.
@@ -151,6 +154,7 @@ class Hub:
                     runtime._schedule()
         await self.bus.start()
         await self.social.start()
+        await self.competitions.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
         if self.metrics_server is not None:
@@ -160,6 +164,7 @@ class Hub:
     async def stop(self) -> None:
         if self.metrics_server is not None:
             await self.metrics_server.stop()
+        await self.competitions.stop()
         for sweeper in (self._sweeper, self._session_sweeper, self._orphan_sweeper):
             if sweeper is not None:
                 sweeper.cancel()
@@ -201,6 +206,7 @@ class Hub:
                 stored = await self.store.load(table_id, self.settings.event_buffer)
                 if stored is not None:
                     runtime = self.runtimes[table_id] = runtime_of(self, stored)
+                    await self.competitions.loaded(runtime)  # a competition's table: may it be watched?
                     if self.ownership is not None and runtime.status == "playing":
                         runtime._schedule()  # claimed from a worker that died: its bots and clock go on
                     elif self.ownership is not None and runtime.status == "open":
@@ -309,6 +315,7 @@ class Hub:
 
     def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
         self.social.table_changed(runtime, events)  # the live lobby, through the bus
+        self.competitions.table_changed(runtime, events)  # a competition's leavers and finished boards
 
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""
@@ -316,9 +323,9 @@ class Hub:
     async def create_table(self, account_id: int, ruleset: str, length: str | None, stake: int,
                            private: bool, bot_seats: list[int], bot_level: str,
                            turn_seconds: int, partners: bool = False, *, competition: int | None = None,
-                           game_seed: str | None = None, away_waits: bool = False) -> TableRuntime:
-        """A new open table. ``competition``, ``game_seed``, ``away_waits``: a competition's table (its
-        board seed, and whether an away seat waits; see :mod:`.competitions.service`)."""
+                           game_seed: str | None = None) -> TableRuntime:
+        """A new open table. ``competition``, ``game_seed``: a competition's table and its stage's board
+        seed (see :mod:`.competitions.service`)."""
         if ruleset not in RULESETS:
             raise TableError("bad_rules", f"unknown ruleset {ruleset!r} (known: {', '.join(RULESETS)})", 422)
         cls = RULESETS[ruleset]
@@ -338,7 +345,7 @@ class Hub:
             row = Table(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
                         bot_level=bot_level, turn_seconds=turn_seconds, partners=partners, status="open",
                         version=0, pot=0, competition_id=competition, game_seed=game_seed,
-                        away_waits=away_waits, paid_out=False, record=None, created_by=account_id,
+                        paid_out=False, record=None, created_by=account_id,
                         created_at=utcnow())
             db.add(row)
             await db.flush()
@@ -350,7 +357,7 @@ class Hub:
             table_id = row.id
         rules = Rules(ruleset=ruleset, length=length, stake=stake, private=private, invite_code=invite,
                       bot_level=bot_level, turn_seconds=turn_seconds, partners=partners,
-                      competition=competition, seed=game_seed, away_waits=away_waits)
+                      competition=competition, seed=game_seed)
         seats = [SeatState(is_bot=s in names, name=names.get(s)) for s in range(4)]
         runtime = TableRuntime(self, table_id, rules, "open", 0, 0, seats, None, account_id)
         async with self._loading:

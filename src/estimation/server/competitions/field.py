@@ -18,9 +18,11 @@ from sqlalchemy import select
 
 from ...competition import (
     Adjustment,
+    CompetitionExport,
     Scored,
     Seats,
     StageEntry,
+    build_export,
     rounds_of,
     score_stages,
     table_entry,
@@ -143,6 +145,15 @@ class Field:
                                         self.field_ids, self.core_adjustments())
         return self._scored
 
+    def export(self) -> CompetitionExport:
+        """The `estimation-competition/1` document (the core builds it, standings computed from the
+        records, never taken from here)."""
+        comp = self.comp
+        return build_export(name=comp.name, kind=comp.kind, ruleset=comp.ruleset,  # type: ignore[arg-type]
+                            length=comp.length, bot_level=comp.bot_level, instances=comp.instances,
+                            entrants=[{"id": e, "name": self.entries[e].name} for e in self.field_ids],
+                            stages=self.stage_entries(), adjustments=self.core_adjustments())
+
     # --- fair play ----------------------------------------------------------------------------------
     def stage_tables(self, stage: int) -> list[CompetitionTable]:
         return [t for t in self.tables if t.stage == stage]
@@ -157,6 +168,11 @@ class Field:
             return False
         tables = self.stage_tables(stage)
         return bool(tables) and all(t.finished for t in tables)
+
+    def watchable(self, stage: int) -> bool:
+        """Whether spectators may watch the stage's tables: once it is over everywhere, and only in a public
+        competition (a private one's tables stay its players')."""
+        return self.stage_over(stage) and not self.comp.private
 
     def boards_seen(self, entry_id: int | None, stage: int, instance: int) -> int:
         """How many boards (rounds) of ``stage`` and ``instance`` this viewer may see: all once the stage
@@ -227,3 +243,21 @@ def _stored_game(table_id: int, text: str) -> Game:
             _replayed.clear()
         game = _replayed[key] = load_record(json.loads(text))
     return game
+
+
+async def table_record(hub: Hub, competition_id: int, table_id: int,
+                       account_id: int | None) -> dict[str, Any] | None:
+    """A competition table's record as far as ``account_id`` may replay it (fair play): whole once its
+    stage is over everywhere; to an entrant of the stage, the boards it finished itself; to anyone else,
+    nothing (None: the caller answers as for no table at all)."""
+    found = await read_field(hub, competition_id)
+    table = None if found is None else next((t for t in found.tables if t.table_id == table_id), None)
+    if found is None or table is None:
+        return None
+    entry = found.entry_of(account_id)
+    if found.comp.private and entry is None and account_id != found.comp.director_id:
+        return None
+    seen = found.boards_seen(None if entry is None else entry.id, table.stage, table.instance)
+    if seen == 0:
+        return None
+    return found.record(table_id, None if found.stage_over(table.stage) else seen)

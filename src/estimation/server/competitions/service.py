@@ -271,8 +271,8 @@ class Competitions:
                 raise TableError("started", "the competition has started already", 409)
             if comp.kind == "swiss" and len(found.field_ids) < SWISS_MINIMUM:
                 if me is not None:
-                    raise TableError("too_few", f"a swiss needs at least {SWISS_MINIMUM} entrants (two tables) "
-                                                "for a board to count", 409)
+                    raise TableError("too_few", f"a swiss needs at least {SWISS_MINIMUM} entrants (two "
+                                                "tables) for a board to count", 409)
                 await self._set(competition_id, "upcoming", status="finished", finished_at=utcnow())
                 log.info("competition %s: too few entrants at its start time; closed", competition_id)
                 await self._announce(competition_id)
@@ -314,12 +314,13 @@ class Competitions:
         comp = found.comp
         robot = comp.kind == "robot"
         runtime = await self.hub.create_table(
-            comp.director_id, comp.ruleset, comp.length, 0, True, [i for i, e in enumerate(seats) if e is None],
-            comp.bot_level, 0 if robot else comp.turn_seconds, competition=comp.id,
-            game_seed=board_seed(comp.seed, stage, instance), away_waits=robot)
+            comp.director_id, comp.ruleset, comp.length, 0, True,
+            [i for i, e in enumerate(seats) if e is None], comp.bot_level, 0 if robot else comp.turn_seconds,
+            competition=comp.id,
+            game_seed=board_seed(comp.seed, stage, instance))
         async with self.hub.session() as db, db.begin():
-            db.add(CompetitionTable(table_id=runtime.id, competition_id=comp.id, stage=stage, instance=instance,
-                                    seats=json.dumps(list(seats)), finished=False))
+            db.add(CompetitionTable(table_id=runtime.id, competition_id=comp.id, stage=stage,
+                                    instance=instance, seats=json.dumps(list(seats)), finished=False))
             guests = dict((await db.execute(select(Account.id, Account.is_guest).where(Account.id.in_(
                 [found.entries[e].account_id for e in seats if e is not None])))).tuples().all())
         self._rounds[runtime.id] = 0
@@ -348,8 +349,8 @@ class Competitions:
             if table is not None:
                 return table.table_id
             if comp.status != "running":
-                raise TableError("not_running", "the competition is not running (not started, paused or over)",
-                                 409)
+                raise TableError("not_running", "the competition is not running (not started, paused or "
+                                                "over)", 409)
             if mine.removed:
                 raise TableError("removed", "the director removed you from this competition", 409)
             return await self._open_table(found, 1, mine.instance, robot_seats(mine.id))
@@ -430,22 +431,23 @@ class Competitions:
         table = None if found is None else next(
             (t for t in found.tables if t.table_id == runtime.id), None)
         if found is not None and table is not None:
-            runtime.watchable = found.stage_over(table.stage)
+            runtime.watchable = found.watchable(table.stage)
             self._rounds[runtime.id] = found.rounds_done(runtime.id)
 
     async def _record_leave(self, competition_id: int, table_id: int, account_id: int, rounds_done: int,
                             reason: str) -> None:
-        async with self.lock(competition_id):  # a leave the service made itself is recorded already
-            async with self.hub.session() as db, db.begin():
-                table = await db.get(CompetitionTable, table_id)
-                entry = await db.scalar(select(CompetitionEntry).where(
-                    CompetitionEntry.competition_id == competition_id, CompetitionEntry.account_id == account_id))
-                if table is None or entry is None or entry.id not in seats_of(table):
-                    return
-                if await db.get(CompetitionLeave, (competition_id, entry.id, table.stage)) is None:
-                    db.add(CompetitionLeave(competition_id=competition_id, entry_id=entry.id, stage=table.stage,
-                                            table_id=table_id, rounds_done=rounds_done, reason=reason,
-                                            at=utcnow()))
+        # A leave the service made itself (a removal, a withdrawal, a window closing) is recorded already.
+        async with self.lock(competition_id), self.hub.session() as db, db.begin():
+            table = await db.get(CompetitionTable, table_id)
+            entry = await db.scalar(select(CompetitionEntry).where(
+                CompetitionEntry.competition_id == competition_id,
+                CompetitionEntry.account_id == account_id))
+            if table is None or entry is None or entry.id not in seats_of(table):
+                return
+            if await db.get(CompetitionLeave, (competition_id, entry.id, table.stage)) is None:
+                db.add(CompetitionLeave(competition_id=competition_id, entry_id=entry.id, stage=table.stage,
+                                        table_id=table_id, rounds_done=rounds_done, reason=reason,
+                                        at=utcnow()))
         await self._announce(competition_id)
 
     async def _leave_table(self, found: Field, entry: CompetitionEntry, table: CompetitionTable,
@@ -460,7 +462,8 @@ class Competitions:
         async with self.hub.session() as db, db.begin():
             if await db.get(CompetitionLeave, (found.comp.id, entry.id, table.stage)) is None:
                 db.add(CompetitionLeave(competition_id=found.comp.id, entry_id=entry.id, stage=table.stage,
-                                        table_id=table.table_id, rounds_done=done, reason=reason, at=utcnow()))
+                                        table_id=table.table_id, rounds_done=done, reason=reason,
+                                        at=utcnow()))
         with contextlib.suppress(TableError):
             await runtime.leave(entry.account_id)
 
@@ -482,7 +485,7 @@ class Competitions:
                 for t in found.stage_tables(comp.stage):
                     runtime = self.hub.runtimes.get(t.table_id)
                     if runtime is not None:
-                        runtime.watchable = True
+                        runtime.watchable = not comp.private
                 if comp.status != "running":
                     return
                 if comp.stage < comp.stages:
@@ -521,7 +524,7 @@ class Competitions:
         for t in found.tables:
             runtime = self.hub.runtimes.get(t.table_id)
             if runtime is not None:
-                runtime.watchable = True
+                runtime.watchable = not found.comp.private
 
     # --- helpers ---------------------------------------------------------------------------------------
     async def _read(self, competition_id: int) -> Field:
@@ -530,11 +533,11 @@ class Competitions:
             raise no_such_competition()
         return found
 
-    async def _set(self, competition_id: int, status: str, **values: Any) -> bool:
-        """Move a competition on from ``status``; False if it was not there any more."""
+    async def _set(self, competition_id: int, was: str, **values: Any) -> bool:
+        """Move a competition on from status ``was``; False if it was not there any more."""
         async with self.hub.session() as db, db.begin():
             moved = await db.execute(update(Competition).where(
-                Competition.id == competition_id, Competition.status == status).values(**values)
+                Competition.id == competition_id, Competition.status == was).values(**values)
                 .execution_options(synchronize_session=False))
         return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
 
@@ -582,9 +585,10 @@ def summary(found: Field) -> dict[str, Any]:
     """A competition as the lobby lists it (no invite code, no hands, nothing private)."""
     comp = found.comp
     stage_tables = found.stage_tables(comp.stage) if comp.kind == "swiss" else found.tables
-    return {"id": comp.id, "name": comp.name, "kind": comp.kind, "ruleset": comp.ruleset, "length": comp.length,
-            "bot_level": comp.bot_level, "stages": comp.stages, "instances": comp.instances,
-            "starts_at": iso(comp.starts_at), "window_end": iso(comp.window_end), "entry_limit": comp.entry_limit,
+    return {"id": comp.id, "name": comp.name, "kind": comp.kind, "ruleset": comp.ruleset,
+            "length": comp.length, "bot_level": comp.bot_level, "stages": comp.stages,
+            "instances": comp.instances, "starts_at": iso(comp.starts_at), "window_end": iso(comp.window_end),
+            "entry_limit": comp.entry_limit,
             "turn_seconds": comp.turn_seconds, "private": comp.private, "status": comp.status,
             "stage": comp.stage, "entrants": len(found.field_ids), "rounds": found.rounds,
             "director_id": comp.director_id,

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from ...record import load_record, replay_summary
 from ...rulesets import DEFAULT_RULESET
+from ..competitions.field import table_record
 from ..hub import Hub
 from ..storage.models import Seat, Table
 from ..table import wallets
@@ -95,7 +96,8 @@ async def list_tables(hub: HubDep, status: Literal["open", "playing", "finished"
     return [TableOut(id=r.id, ruleset=r.ruleset, length=r.length, partners=r.partners, stake=r.stake,
                      private=r.private,
                      bot_level=r.bot_level, turn_seconds=r.turn_seconds, status=r.status, version=r.version,
-                     pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None)
+                     pot=r.pot, payout=payouts.get(r.id), seats=by_table[r.id], invite_code=None,
+                     competition=r.competition_id)
             for r in rows]
 
 
@@ -129,7 +131,8 @@ async def get_table(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite
     # memory, and must not be shown before it is durable.
     async with runtime.lock:
         public = runtime.public()
-    return table_out(public, runtime.rules.invite_code if creator else None)
+    shown = creator and runtime.rules.competition is None  # a competition's table has no invite to give
+    return table_out(public, runtime.rules.invite_code if shown else None)
 
 
 @router.post("/tables/{table_id}/join", tags=["tables"],
@@ -225,7 +228,8 @@ async def replay(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = 
 async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCredentials | None,
                            invite: str | None) -> dict[str, Any]:
     """A finished table's record without its seed; 404 to whoever the table does not admit, 409 before the
-    end."""
+    end. A competition's table: as far as the caller may see it (:func:`~..competitions.field.table_record`:
+    the boards it finished itself, or all once the stage is over), finished or not."""
     account_id = await account_id_of(hub, creds)
     async with hub.session() as db:
         row = await db.get(Table, table_id)
@@ -233,6 +237,11 @@ async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCred
             select(Seat.account_id).where(Seat.table_id == table_id))).all())
     if row is None:
         raise no_such_table()
+    if row.competition_id is not None:  # fair play: only the boards the caller may see (competitions)
+        shown = await table_record(hub, row.competition_id, table_id, account_id)
+        if shown is None:
+            raise no_such_table()
+        return shown
     mine = account_id is not None and (account_id == row.created_by or account_id in players)
     code = row.invite_code
     if row.private and not mine and not (invite is not None and code is not None

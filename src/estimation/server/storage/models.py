@@ -93,12 +93,10 @@ class Table(Base):
     bots_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: The table made by "Play again" at this finished one (its rematch), once somebody asked for it.
     rematch_id: Mapped[int | None] = mapped_column(Integer)
-    #: A competition's table (migration 0008_competitions): the competition, the seed every table of its
-    #: stage (and instance) deals from, and whether an away seat waits for its player (robot competitions:
-    #: no clock, no bot for a player who stepped away) instead of being played by a bot.
+    #: A competition's table (migration 0008_competitions): the competition, and the seed every table of
+    #: its stage (and instance) deals from.
     competition_id: Mapped[int | None] = mapped_column(Integer, index=True)
     game_seed: Mapped[str | None] = mapped_column(String(200))
-    away_waits: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Seat(Base):

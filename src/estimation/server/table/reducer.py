@@ -85,8 +85,6 @@ class Rules:
     #: from (the same at every table of its stage and instance, instead of the starting command's).
     competition: int | None = None
     seed: int | str | None = None
-    #: A seat whose player stepped away waits for them (robot competitions: no clock, no bot for them).
-    away_waits: bool = False
 
 
 @dataclass(frozen=True, slots=True)

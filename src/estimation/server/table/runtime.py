@@ -123,6 +123,7 @@ class TableRuntime:
             "id": self.id, "ruleset": self.rules.ruleset, "length": self.rules.length,
             "stake": self.rules.stake, "private": self.rules.private, "bot_level": self.rules.bot_level,
             "turn_seconds": self.rules.turn_seconds, "partners": self.rules.partners, "status": self.status,
+            "competition": self.rules.competition,
             "version": self.version,
             "pot": self.pot, "payout": self._payout_text() if self.status == "finished" else None,
             "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot,
@@ -155,15 +156,16 @@ class TableRuntime:
 
     def admits(self, account_id: int | None, invite: str | None) -> bool:
         """Whether someone may see this table at all: anyone for a public table; for a private one its
-        creator, its players (past ones too), or whoever has the invite code. A competition's table: its
-        players, and everyone else only once :attr:`watchable` (its stage over at every table: fair play)."""
-        if self.rules.competition is not None:
-            return self.watchable or (account_id is not None
-                                      and any(s.account_id == account_id for s in self.seats))
+        creator, its players (past ones too), or whoever has the invite code. A competition's table: not its
+        creator (the director may be an entrant elsewhere), and spectators only once :attr:`watchable` (its
+        stage over at every table: fair play); its invite code is the server's own, to seat the entrants."""
+        if self.rules.competition is not None and self.watchable:
+            return True
+        if account_id is not None and any(s.account_id == account_id for s in self.seats):
+            return True
         if not self.rules.private:
             return True
-        if account_id is not None and (account_id == self.created_by
-                                       or any(s.account_id == account_id for s in self.seats)):
+        if self.rules.competition is None and account_id is not None and account_id == self.created_by:
             return True
         code = self.rules.invite_code
         return invite is not None and code is not None and hmac.compare_digest(
@@ -400,12 +402,10 @@ class TableRuntime:
         if self.closed or self.status != "playing" or game is None or game.to_move is None:
             return
         seat = game.to_move
-        held = self.seats[seat]
-        waits = self.rules.away_waits and held.away and not held.left and not held.is_bot
-        if held.bot_plays and not waits:  # a robot competition's table waits for a player who stepped away
+        if self.seats[seat].bot_plays:
             delay, timeout = self.hub.settings.bot_delay, False
             self.hub.bots.warm()  # the pool's processes start while the bot waits its delay
-        elif self.rules.turn_seconds > 0 and not held.away:
+        elif self.rules.turn_seconds > 0:
             delay, timeout = float(self.rules.turn_seconds), True
             self.deadline = (seat, asyncio.get_running_loop().time() + delay)
         else:

@@ -299,8 +299,7 @@ class SqlTableStore:
                     game.apply(Action.parse(str(text)))
             rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
                           invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds,
-                          partners=row.partners, competition=row.competition_id, seed=row.game_seed,
-                          away_waits=row.away_waits)
+                          partners=row.partners, competition=row.competition_id, seed=row.game_seed)
             state = TableState(rules, row.created_by, row.status, row.version, row.pot, seats, game)
             events = (await db.scalars(select(Event).where(Event.table_id == table_id)
                                        .order_by(Event.version.desc()).limit(recent))).all()

@@ -1,7 +1,6 @@
 """Competitions (issue 23): competitions, their entries, their tables, leavers and directors' adjustments;
-and on ``tables`` the competition a table belongs to, the seed its game deals from and whether an away seat
-waits for its player. Expand-only: new tables and nullable (or defaulted) columns, nothing an older server
-reads changes.
+and on ``tables`` the competition a table belongs to and the seed its game deals from. Expand-only: new
+tables and nullable columns; nothing an older server reads changes.
 
 Revision ID: 0008_competitions
 Revises: 0007_ownership
@@ -22,7 +21,6 @@ def upgrade() -> None:
     with op.batch_alter_table("tables") as batch:
         batch.add_column(sa.Column("competition_id", sa.Integer, nullable=True))
         batch.add_column(sa.Column("game_seed", sa.String(200), nullable=True))
-        batch.add_column(sa.Column("away_waits", sa.Boolean, nullable=False, server_default=sa.false()))
     op.create_index("ix_tables_competition_id", "tables", ["competition_id"])
     op.create_table(
         "competitions",
@@ -121,6 +119,5 @@ def downgrade() -> None:
     op.drop_table("competitions")
     op.drop_index("ix_tables_competition_id", table_name="tables")
     with op.batch_alter_table("tables") as batch:
-        batch.drop_column("away_waits")
         batch.drop_column("game_seed")
         batch.drop_column("competition_id")
