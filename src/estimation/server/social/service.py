@@ -226,6 +226,8 @@ class Social:
             raise HTTPException(403, "only the table's players can ask for a rematch")
         if old.status != "finished":
             raise HTTPException(409, "the game is not finished")
+        if old.competition_id is not None:
+            raise HTTPException(409, "a competition's table has no rematch: its next stage seats you")
         created = False
         async with self._rematch.setdefault(table_id, asyncio.Lock()):
             async with self.hub.session() as db:

@@ -37,6 +37,12 @@ export class TableChat {
     this.loadExtras();
   }
 
+  /** A competition's table: the quick phrases only (RULES.md, Competitions, fair play). */
+  phrasesOnly() {
+    this.el.querySelector(".chat-form").hidden = true;
+    this.el.classList.add("phrases-only");
+  }
+
   async loadExtras() {
     try { this.phrases = (await api("GET", "/api/chat/phrases")).phrases; } catch { this.phrases = []; }
     if (session()) {

@@ -33,8 +33,10 @@ export class ApiError extends Error {
   constructor(status, body) { super((body && body.detail) || `HTTP ${status}`); this.status = status; this.body = body; }
 }
 
-export async function api(method, path, body) {
+/** A REST call; `extra.invite`: a private table's or competition's invite code (sent as X-Invite-Code). */
+export async function api(method, path, body, extra = {}) {
   const headers = { "Content-Type": "application/json" };
+  if (extra.invite) headers["X-Invite-Code"] = extra.invite;
   const s = session();
   if (s && s.token) headers.Authorization = `Bearer ${s.token}`;
   let r, data;

@@ -10,6 +10,7 @@ import { rulesets } from "./rulesets.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
+import { followCompetition } from "./competitions.js";
 
 /** Error codes that answer a chat message: shown under the chat, not over the table. */
 const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced", "chat_rate_limited"]);
@@ -90,7 +91,16 @@ export class TablePage {
     this.connect();
   }
 
+  /** A competition's table: chat is the quick phrases only, and the next stage's table comes by the lobby
+   *  socket's own topic (followCompetition takes the page there). */
+  competition(table) {
+    if (!table.competition || this.follow) return;
+    this.chat.phrasesOnly();
+    this.follow = followCompetition(table.competition);
+  }
+
   destroy() {
+    if (this.follow) this.follow.close();
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
@@ -184,6 +194,7 @@ export class TablePage {
         this.setClock(msg.table);
         this.view = msg.view;
         if (msg.table.payout) this.payout = msg.table.payout; // a finished table: its pot split
+        this.competition(msg.table);
         this.queue = [];
         for (const b of msg.events || []) this.noteEvents(b.events);
         this.show(msg.view, msg.version);
@@ -556,6 +567,8 @@ export class TablePage {
       this.seat !== null && !v.over && this.table && !this.table.seats[this.seat].left
         ? h("button", { type: "button", id: "leave-btn", onclick: () => this.leave() }, t("leave")) : null,
       h("a", { class: "button", href: "#/", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("back_lobby")),
+      this.table && this.table.competition ? h("a", { class: "button", id: "competition-link",
+        href: `#/competition/${this.table.competition}` }, t("c_competition")) : null,
       v.over ? h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")) : null);
   }
 
@@ -681,8 +694,10 @@ export class TablePage {
       last ? breakdownTable(last, v.players, this.scoreLines(v)) : null,
       h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals, this.sideSeats(v)),
       h("div", { class: "row" }, h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")),
-        this.seat !== null ? h("button", { type: "button", class: "primary", id: "rematch-btn", onclick: () => this.playAgain() },
-          t("play_again")) : null),
+        this.seat !== null && !(this.table && this.table.competition) ? h("button", { type: "button", class: "primary",
+          id: "rematch-btn", onclick: () => this.playAgain() }, t("play_again")) : null,
+        this.table && this.table.competition ? h("a", { class: "button primary", id: "match-end-competition",
+          href: `#/competition/${this.table.competition}` }, t("c_competition")) : null),
       h("div", { id: "rematch-box" }));
     this.renderRematch();
   }
