@@ -20,14 +20,17 @@ from rich.table import Table
 
 from .cli_common import UnreadableFile, read_record_file
 from .competition import (
+    BoardKey,
     CompetitionError,
     Scored,
     check_export,
+    check_settings,
     dumps,
     simulate,
     traveller,
 )
 from .errors import RecordError
+from .record import load_record
 from .rulesets import DEFAULT_RULESET
 
 competition_app = typer.Typer(help="Duplicate competitions: simulate one with bots, or check and score a "
@@ -54,10 +57,11 @@ def simulate_command(
     seed: Annotated[int, typer.Option(help="Competition seed: the same seed writes the same file.")] = 1,
 ) -> None:
     """Play a whole competition of bot entrants and write its export."""
-    if kind not in ("swiss", "robot"):
-        raise _fail(f"unknown kind {kind!r} (known: swiss, robot)", 2)
     console = Console(stderr=True)
     try:
+        check_settings(kind=kind, entrants=entrants, ruleset=ruleset, length=length, level=level,
+                       stages=stages if kind == "swiss" else 1,
+                       instances=instances if kind == "robot" else 1)
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("tables"), TimeElapsedColumn(), console=console) as progress:
             task = progress.add_task(f"{kind} {ruleset}", total=None)
@@ -85,9 +89,18 @@ def simulate_command(
 def score_command(
     file: Annotated[Path, typer.Argument(help="An estimation-competition/1 JSON file.")],
     travellers: Annotated[bool, typer.Option(help="Print every board's traveller.")] = True,
+    board: Annotated[str | None, typer.Option(help="Only this board's traveller: STAGE:ROUND, or "
+                                                   "STAGE:INSTANCE:ROUND with instances.")] = None,
 ) -> None:
     """Recompute every board's matchpoints and the standings from the records; exit 1 if the file's
     figures do not follow from them."""
+    only = None
+    if board is not None:
+        parts = board.split(":")
+        if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+            raise _fail(f"--board is STAGE:ROUND or STAGE:INSTANCE:ROUND, not {board!r}", 2)
+        numbers = [int(p) for p in parts]
+        only = BoardKey(numbers[0], 1, numbers[1]) if len(numbers) == 2 else BoardKey(*numbers)
     try:
         doc = read_record_file(file)
         scored, disagreement = check_export(doc)
@@ -101,7 +114,11 @@ def score_command(
         raise _fail(f"{file}: {disagreement.line}")
     console = Console() if sys.stdout.isatty() else Console(width=120)
     _print_standings(console, doc, scored)
-    if travellers:
+    if only is not None:
+        if only not in {b.board for b in scored.boards}:
+            raise _fail(f"{file}: there is no board {only.label(True)}")
+        _print_travellers(console, doc, scored, only)
+    elif travellers:
         _print_travellers(console, doc, scored)
     console.print(f"Every figure follows from the {len(scored.plays)} tables' records.")
 
@@ -119,14 +136,17 @@ def _print_standings(console: Console, doc: dict[str, Any], scored: Scored) -> N
     console.print(table)
 
 
-def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored) -> None:
-    records = {t["table"]: t["record"] for s in doc["stages"] for t in s["tables"]}
+def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored,
+                      only: BoardKey | None = None) -> None:
+    games = {t["table"]: load_record(t["record"]) for s in doc["stages"] for t in s["tables"]}
     many = doc["instances"] > 1
     for board in scored.boards:
+        if only is not None and board.board != only:
+            continue
         table = Table(title=f"{board.board.label(many)}: traveller (top {board.top})")
         for col in ("table", "seat", "player", "calls/bids", "est", "tricks", "score", "MP"):
             table.add_column(col, justify="left" if col in ("player", "calls/bids") else "right")
-        for i, line in enumerate(traveller(board, records)):
+        for i, line in enumerate(traveller(board, games)):
             if i:
                 table.add_section()
             for seat in line["seats"]:

@@ -50,7 +50,7 @@ from .matchpoints import (
 )
 from .play import bot_seed, play_bot_table
 from .robot import robot_instance, robot_seats
-from .simulate import dumps, simulate
+from .simulate import check_settings, dumps, simulate
 from .standings import fraction, percent, ranking, standings
 from .swiss import first_stage, next_stage, seat_table, table_sizes
 from .traveller import SeatOnBoard, TableTraveller, traveller
@@ -107,6 +107,7 @@ __all__ = [
     "bot_seed",
     "build_export",
     "check_export",
+    "check_settings",
     "dumps",
     "entrant_boards",
     "entrant_totals",

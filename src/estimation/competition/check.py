@@ -9,6 +9,7 @@ dealt the same board (hands and dealer for each round and deal index), the premi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ..cards import mask_of, parse_hand
@@ -119,22 +120,42 @@ def _boards_agree(comp: CompetitionExport, scored: Scored) -> Disagreement | Non
 
 
 def _standings_agree(comp: CompetitionExport, scored: Scored) -> Disagreement | None:
-    given = comp["standings"]
-    for i, want in enumerate(scored.standings):
-        got: StandingRow | None = given[i] if i < len(given) else None
+    """Row by row in the records' order. Entrants sharing a place may be listed in any order (RECORD.md
+    says only "best first"), and a ``percent`` exactly halfway may be rounded either way; everything else
+    must be exactly what the records give."""
+    given: dict[int, StandingRow] = {}
+    for i, row in enumerate(comp["standings"], start=1):
+        if row["entrant"] in given:
+            return Disagreement(None, row["entrant"], None, None, f"listed twice (row {i})")
+        given[row["entrant"]] = row
+    for want in scored.standings:
+        got = given.pop(want["entrant"], None)
         if got is None:
-            return Disagreement(None, want["entrant"], None, None,
-                                f"row {i + 1} is missing from the file's standings")
-        if got["entrant"] != want["entrant"]:
-            return Disagreement(None, want["entrant"], None, None,
-                                f"row {i + 1} is entrant {got['entrant']} in the file; the records rank "
-                                f"entrant {want['entrant']} there")
-        for key in ("mp", "top", "percent", "place"):
+            return Disagreement(None, want["entrant"], None, None, "missing from the file's standings")
+        for key in ("mp", "top", "place"):
             if got[key] != want[key]:
                 return Disagreement(None, want["entrant"], None, None,
                                     f"{key} {got[key]!r} in the file, "
                                     f"{want[key]} from the records")
-    if len(given) > len(scored.standings):
-        extra = given[len(scored.standings)]
-        return Disagreement(None, extra.get("entrant"), None, None, "a standings row for no entrant")
+        if not _rounds_to(got["percent"], want["mp"], want["top"]):
+            return Disagreement(None, want["entrant"], None, None,
+                                f"percent {got['percent']!r} in the file, {want['percent']} from the records")
+    if given:
+        return Disagreement(None, next(iter(given)), None, None, "a standings row for no entrant")
+    places = [row["place"] for row in comp["standings"]]
+    for i in range(1, len(places)):
+        if places[i] < places[i - 1]:
+            row = comp["standings"][i]
+            return Disagreement(None, row["entrant"], None, None,
+                                f"row {i + 1} (place {places[i]}) is listed after place {places[i - 1]}: "
+                                "standings are best first")
     return None
+
+
+def _rounds_to(shown: float, mp: int, top: int) -> bool:
+    """``shown`` is ``100 * mp / top`` to 2 decimals (0 when top is 0), a half rounded either way."""
+    value = Fraction(repr(shown))
+    if not top:
+        return value == 0
+    exact = Fraction(100 * mp, top)
+    return (value * 100).denominator == 1 and abs(value - exact) <= Fraction(1, 200)

@@ -33,6 +33,7 @@ from .types import (
     StandingRow,
     TableEntry,
     TablePlay,
+    as_seats,
 )
 
 _TOP_KEYS = ("format", "name", "kind", "ruleset", "length", "bot_level", "instances", "entrants", "stages",
@@ -71,7 +72,7 @@ def score_stages(ruleset: str, length: str, stages: Sequence[StageEntry],
     standings, the export and `estimation competition score`."""
     plays = [
         table_play(t["record"], table=t["table"], stage=s["stage"], instance=t["instance"],
-                   seats=_seats(t["seats"]), left={x["seat"]: x["rounds"] for x in t.get("left", [])})
+                   seats=as_seats(t["seats"]), left={x["seat"]: x["rounds"] for x in t.get("left", [])})
         for s in stages for t in s["tables"]]
     boards = board_results(plays, rounds_of(ruleset, length), adjustments)
     results = entrant_boards(boards, plays, adjustments)
@@ -101,11 +102,6 @@ def build_export(*, name: str, kind: Kind, ruleset: str, length: str, bot_level:
     return doc
 
 
-def _seats(seats: Sequence[int | None]) -> Seats:
-    a, b, c, d = seats
-    return (a, b, c, d)
-
-
 def _int(x: Any) -> bool:
     return type(x) is int
 
@@ -114,7 +110,7 @@ def validate_export(doc: Any) -> CompetitionExport:
     """``doc`` if it has the shape of `estimation-competition/1`; else :class:`CompetitionError` with
     one line saying where (records are checked by replaying them, in :func:`score_stages`)."""
     def fail(where: str, why: str) -> CompetitionError:
-        return CompetitionError(f"{where}: {why}")
+        return CompetitionError(why if where == "the file" else f"{where}: {why}")
 
     if not isinstance(doc, dict):
         raise fail("the file", f"a competition is a JSON object, not {type(doc).__name__}")

@@ -55,6 +55,9 @@ def table_play(record: Mapping[str, Any], *, table: int, stage: int, instance: i
         if seat not in (0, 1, 2, 3) or not 0 <= rounds <= len(game.schedule):
             raise CompetitionError(f"stage {stage}, table {table}: a leaver is a seat 0-3 and the rounds "
                                    f"its table had finished, not seat {seat!r} after {rounds!r}")
+        if rounds > len(scores):
+            raise CompetitionError(f"stage {stage}, table {table}: seat {seat} left after {rounds} rounds, "
+                                   f"but the table has finished only {len(scores)}")
         if seats[seat] is None:
             raise CompetitionError(f"stage {stage}, table {table}: seat {seat} is a bot's, nobody left it")
     return TablePlay(table=table, stage=stage, instance=instance, seats=seats, scores=scores,

@@ -30,23 +30,8 @@ Progress = Callable[[int, int], None]
 def simulate(*, kind: Kind, entrants: int, ruleset: str, length: str | None, level: str, seed: int,
              stages: int = 1, instances: int = 1, on_table: Progress | None = None) -> CompetitionExport:
     """Play the competition and return its export. Raises :class:`CompetitionError` on bad settings."""
-    if kind not in KINDS:
-        raise CompetitionError(f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
-    try:
-        rs = get_ruleset(ruleset)
-    except ValueError as exc:
-        raise CompetitionError(str(exc)) from None
-    length = length or rs.default_length
-    if length not in rs.lengths:
-        raise CompetitionError(f"unknown length {length!r} for {ruleset} (known: {', '.join(rs.lengths)})")
-    if level not in LEVELS:
-        raise CompetitionError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})")
-    if entrants < 1:
-        raise CompetitionError("a competition needs at least one entrant")
-    if kind == "swiss" and (stages < 1 or instances != 1):
-        raise CompetitionError("a swiss competition has 1 or more stages and 1 instance")
-    if kind == "robot" and (stages != 1 or instances < 1):
-        raise CompetitionError("a robot competition has 1 stage and 1 or more instances")
+    length = check_settings(kind=kind, entrants=entrants, ruleset=ruleset, length=length, level=level,
+                            stages=stages, instances=instances)
     people: list[EntrantEntry] = [{"id": i, "name": f"Entrant {i}"} for i in range(1, entrants + 1)]
     names = {e["id"]: e["name"] for e in people}
     ids = [e["id"] for e in people]
@@ -88,6 +73,30 @@ def simulate(*, kind: Kind, entrants: int, ruleset: str, length: str | None, lev
     name = f"Simulated {kind}: {entrants} x {level}, {ruleset} {length}, seed {seed}"
     return build_export(name=name, kind=kind, ruleset=ruleset, length=length, bot_level=level,
                         instances=instances, entrants=people, stages=done)
+
+
+def check_settings(*, kind: str, entrants: int, ruleset: str, length: str | None, level: str, stages: int,
+                   instances: int) -> str:
+    """The length to play (the ruleset's default for None); :class:`CompetitionError` on a bad setting,
+    before anything is played."""
+    if kind not in KINDS:
+        raise CompetitionError(f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
+    try:
+        rs = get_ruleset(ruleset)
+    except ValueError as exc:
+        raise CompetitionError(str(exc)) from None
+    length = length or rs.default_length
+    if length not in rs.lengths:
+        raise CompetitionError(f"unknown length {length!r} for {ruleset} (known: {', '.join(rs.lengths)})")
+    if level not in LEVELS:
+        raise CompetitionError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})")
+    if entrants < 1:
+        raise CompetitionError("a competition needs at least one entrant")
+    if kind == "swiss" and (stages < 1 or instances != 1):
+        raise CompetitionError("a swiss competition has 1 or more stages and 1 instance")
+    if kind == "robot" and (stages != 1 or instances < 1):
+        raise CompetitionError("a robot competition has 1 stage and 1 or more instances")
+    return length
 
 
 def dumps(doc: CompetitionExport) -> str:

@@ -20,7 +20,7 @@ import itertools
 import random
 from collections.abc import Iterator, Sequence
 
-from .types import Seats
+from .types import Seats, as_seats
 
 #: How many partial groupings the strict search may try before it falls back: far more than any field of
 #: 16+ entrants over 3 stages needs (they succeed with almost no backtracking), and bounded so that a field
@@ -49,7 +49,7 @@ def first_stage(entrant_ids: Sequence[int], seed: int | str) -> list[Seats]:
     for size in table_sizes(len(ids)):
         members: list[int | None] = [*ids[start:start + size]]
         members += [None] * (4 - size)
-        tables.append(_seats(members))
+        tables.append(as_seats(members))
         start += size
     return tables
 
@@ -81,11 +81,6 @@ def next_stage(ranked: Sequence[int], previous: Sequence[Sequence[Seats]]) -> li
     return _fewest_repeats(list(ranked), sizes, met, last_seat)
 
 
-def _seats(members: Sequence[int | None]) -> Seats:
-    a, b, c, d = members
-    return (a, b, c, d)
-
-
 def seat_table(members: Sequence[int], last_seat: dict[int, int], strict: bool = True) -> Seats | None:
     """Seat ``members`` (best first) at one table so that none holds its seat of the stage before.
 
@@ -106,7 +101,7 @@ def seat_table(members: Sequence[int], last_seat: dict[int, int], strict: bool =
     out: list[int | None] = [None, None, None, None]
     for e, s in zip(members, best, strict=True):
         out[s] = e
-    return _seats(out)
+    return as_seats(out)
 
 
 def _groups(pool: list[int], size: int, met: set[frozenset[int]]) -> Iterator[list[int]]:

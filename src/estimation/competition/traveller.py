@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from ..actions import Verb
+from ..game import Game
 from ..record import load_record
 from .types import BoardResult
 
@@ -41,13 +42,15 @@ class TableTraveller(TypedDict):
     seats: list[SeatOnBoard]
 
 
-def traveller(board: BoardResult, records: Mapping[int, Mapping[str, Any]]) -> list[TableTraveller]:
-    """Every table of ``board`` (``records``: table number -> its record), in table order."""
+def traveller(board: BoardResult,
+              tables: Mapping[int, Mapping[str, Any] | Game]) -> list[TableTraveller]:
+    """Every table of ``board``, in table order. ``tables`` maps a table number to its record, or to the
+    game already loaded from it (:func:`~estimation.record.load_record`: one replay for many boards)."""
     r = board.board.round
     out: list[TableTraveller] = []
     for line in board.tables:
-        record = records[line.table]
-        game = load_record(record)
+        held = tables[line.table]
+        game = held if isinstance(held, Game) else load_record(held)
         played = [d for d in game.deal_log if d[0] == r]
         if played:
             actions = played[-1][3]

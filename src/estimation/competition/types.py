@@ -6,6 +6,7 @@ command line and the tests pass the same shapes to the same pure functions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
@@ -20,6 +21,12 @@ KINDS: tuple[Kind, ...] = ("swiss", "robot")
 Seats = tuple[int | None, int | None, int | None, int | None]
 
 FORMAT = "estimation-competition/1"
+
+
+def as_seats(seats: Sequence[int | None]) -> Seats:
+    """Four seats as a :data:`Seats` tuple (from a JSON list); ValueError unless there are four."""
+    a, b, c, d = seats
+    return (a, b, c, d)
 
 
 class BoardKey(NamedTuple):
