@@ -97,6 +97,7 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
         stage1 = {_table_of(p) for p in pages}
         assert len(stage1) == 2
         # Chat at a competition table: the quick phrases only.
+        pages[1].wait_for_selector(".chat.phrases-only")
         assert pages[1].locator("#chat-input").is_hidden()
         assert pages[1].locator("#chat-phrases button").count()
         waited = False

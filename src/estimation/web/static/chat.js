@@ -39,8 +39,7 @@ export class TableChat {
 
   /** A competition's table: the quick phrases only (RULES.md, Competitions, fair play). */
   phrasesOnly() {
-    this.el.querySelector(".chat-form").hidden = true;
-    this.el.classList.add("phrases-only");
+    this.el.classList.add("phrases-only"); // the text form is hidden by the style sheet
   }
 
   async loadExtras() {
