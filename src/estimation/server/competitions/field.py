@@ -22,10 +22,15 @@ from ...competition import (
     Scored,
     Seats,
     StageEntry,
+    TablePlay,
+    board_results,
     build_export,
+    entrant_boards,
+    entrant_totals,
     rounds_of,
-    score_stages,
+    standings,
     table_entry,
+    table_play,
 )
 from ...game import Game
 from ...record import load_record
@@ -133,17 +138,44 @@ class Field:
             out.append(adj)
         return out
 
+    def plays(self) -> list[TablePlay]:
+        """Each table's play as the core reads it (:func:`~estimation.competition.table_play`), kept
+        between reads while the table's counted rounds and leavers are the same: a finished board replays
+        only the table that finished it, not the whole field."""
+        out = []
+        for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
+            game = self.games.get(t.table_id)
+            if game is None:
+                continue
+            left = self.left_at(t)
+            key = (t.table_id, self.rounds_done(t.table_id), game.ended is not None,
+                   tuple(sorted(left.items())))
+            play = _plays.get(key)
+            if play is None:
+                record = self.record(t.table_id)
+                assert record is not None
+                if len(_plays) > 20_000:
+                    _plays.clear()
+                play = _plays[key] = table_play(record, table=t.table_id, stage=t.stage, instance=t.instance,
+                                                seats=seats_of(t), left=left)
+            out.append(play)
+        return out
+
     def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
-        """The core's figures for this read (computed once per read); with ``extra``, as they would be
-        with that adjustment too (:class:`~estimation.competition.CompetitionError` if it names no
-        board or entrant)."""
-        if extra is not None:
-            return score_stages(self.comp.ruleset, self.comp.length, self.stage_entries(), self.field_ids,
-                                self.core_adjustments(extra))
-        if self._scored is None:
-            self._scored = score_stages(self.comp.ruleset, self.comp.length, self.stage_entries(),
-                                        self.field_ids, self.core_adjustments())
-        return self._scored
+        """The core's figures for this read (computed once per read): the steps of the core's
+        :func:`~estimation.competition.score_stages` (which the export runs from the records), on the
+        tables' cached plays. With ``extra``, as they would be with that adjustment too
+        (:class:`~estimation.competition.CompetitionError` if it names no board or entrant)."""
+        if extra is None and self._scored is not None:
+            return self._scored
+        plays = self.plays()
+        adjustments = self.core_adjustments(extra)
+        boards = board_results(plays, self.rounds, adjustments)
+        results = entrant_boards(boards, plays, adjustments)
+        scored = Scored(plays, boards, results, standings(entrant_totals(results, self.field_ids)))
+        if extra is None:
+            self._scored = scored
+        return scored
 
     def export(self) -> CompetitionExport:
         """The `estimation-competition/1` document (the core builds it, standings computed from the
@@ -230,6 +262,8 @@ async def read_field(hub: Hub, competition_id: int) -> Field | None:
     return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
 
 
+#: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
+_plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
 #: Stored records replayed, by table and the record's text (a finished table's never changes): a page of
 #: standings or a traveller does not replay every finished table again.
 _replayed: dict[tuple[int, int], Game] = {}

@@ -61,6 +61,8 @@ log = logging.getLogger("estimation.server")
 TICK_SECONDS = 1.0
 #: Standings rows a pushed ``competition`` message carries (the page reads the rest over REST).
 PUSHED_ROWS = 50
+#: Changes within this many seconds go out in one ``competition`` message.
+ANNOUNCE_SECONDS = 0.25
 #: A swiss needs two tables for any board to count (a board played by one table counts for nobody).
 SWISS_MINIMUM = 5
 
@@ -100,6 +102,8 @@ class Competitions:
         self._locks: dict[int, asyncio.Lock] = {}
         self._ticker: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Competitions whose ``competition`` message is due in a moment.
+        self._announcing: set[int] = set()
         #: Rounds each competition table had finished when last seen (a board finished when it grows).
         self._rounds: dict[int, int] = {}
 
@@ -542,6 +546,19 @@ class Competitions:
         return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
 
     async def _announce(self, competition_id: int) -> None:
+        """The ``competition`` message (soon: the changes of the next moment go in one message)."""
+        if competition_id in self._announcing:
+            return
+        self._announcing.add(competition_id)
+
+        async def later() -> None:
+            await asyncio.sleep(ANNOUNCE_SECONDS)
+            self._announcing.discard(competition_id)
+            await self._announce_now(competition_id)
+
+        self._later(later)
+
+    async def _announce_now(self, competition_id: int) -> None:
         """The ``competition`` message: to the lobby for a public competition, else to its director and
         entrants' own topics."""
         found = await read_field(self.hub, competition_id)

@@ -251,7 +251,7 @@ export class CompetitionPage {
     const me = session() ? session().account.id : null;
     fill(this.standings, h("h2", {}, t("c_standings")), c.standings.length ? h("table", { class: "sheet c-table", id: "c-standings-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("place")), h("th", { scope: "col" }, t("name")),
-        h("th", { scope: "col" }, "MP"), h("th", { scope: "col" }, t("c_top")), h("th", { scope: "col" }, "%"))),
+        h("th", { scope: "col" }, t("c_mp")), h("th", { scope: "col" }, t("c_top")), h("th", { scope: "col" }, "%"))),
       h("tbody", {}, c.standings.map((r) => h("tr", { "data-entrant": r.entrant, class: r.account_id === me ? "me" : null },
         h("td", {}, num(r.place)), h("td", {}, playerLink(r.name, r.account_id), r.removed ? ` (${t("c_removed")})` : r.left ? ` (${t("m_left")})` : ""),
         h("td", { class: "c-mp" }, num(r.mp)), h("td", {}, num(r.top)), h("td", { class: "c-pct" }, num(pct(r.percent)))))))
@@ -280,6 +280,8 @@ export class CompetitionPage {
     try {
       const b = await api("GET", `/api/competitions/${this.id}/boards/${stage}/${round}?instance=${instance}`);
       const rows = [];
+      // Calls and bids only where the ruleset has an auction (koutchina has none: no empty column).
+      const calls = b.tables.some((tb) => tb.seats.some((s) => s.declarations.length));
       for (const tb of b.tables) {
         for (const s of tb.seats) {
           rows.push(h("tr", { "data-table": tb.table, "data-seat": s.seat },
@@ -287,7 +289,7 @@ export class CompetitionPage {
               tb.finished ? [trumpText(tb.trump), tb.multiplier > 1 ? ` ×${tb.multiplier}` : ""] : t("c_not_finished"), h("br"),
               tb.finished ? h("a", { class: "button replay c-replay", href: `#/replay/${tb.table}` }, t("replay")) : "") : null,
             h("td", {}, s.player, s.entrant === null ? ` (${t("bot")})` : "", tb.caller === s.seat ? " ★" : ""),
-            h("td", { class: "c-decl" }, s.declarations.map((d) => callText(d.split(" ").pop())).join(" ")),
+            calls ? h("td", { class: "c-decl" }, s.declarations.map((d) => callText(d.split(" ").pop())).join(" ")) : null,
             h("td", {}, s.estimate === null ? "–" : num(s.estimate)), h("td", {}, s.tricks === null ? "–" : num(s.tricks)),
             h("td", {}, s.score === null ? "–" : num(s.score)), h("td", { class: "c-mp" }, s.mp === null ? "–" : num(s.mp))));
         }
@@ -295,8 +297,8 @@ export class CompetitionPage {
       fill(this.traveller, h("h2", {}, t("c_traveller", { s: stage, r: round }), " ", h("small", {}, t("c_top_n", { n: b.top }))),
         h("div", { class: "scroll" }, h("table", { class: "sheet c-traveller-table", id: "c-traveller-table" },
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("s_table")), h("th", { scope: "col" }, t("name")),
-            h("th", { scope: "col" }, t("c_calls")), h("th", { scope: "col" }, t("c_estimate")), h("th", { scope: "col" }, t("c_tricks")),
-            h("th", { scope: "col" }, t("c_score")), h("th", { scope: "col" }, "MP"))), h("tbody", {}, rows))));
+            calls ? h("th", { scope: "col" }, t("c_calls")) : null, h("th", { scope: "col" }, t("c_estimate")), h("th", { scope: "col" }, t("c_tricks")),
+            h("th", { scope: "col" }, t("c_score")), h("th", { scope: "col" }, t("c_mp")))), h("tbody", {}, rows))));
       if (focus) this.traveller.focus();
     } catch (e) { fill(this.traveller, h("p", { class: "error" }, t("error", { m: e.message }))); }
   }
@@ -309,7 +311,7 @@ export class CompetitionPage {
       m.standing ? h("p", { id: "c-my-standing" }, t("c_my_standing", { p: m.standing.place, pct: pct(m.standing.percent), mp: m.standing.mp, top: m.standing.top })) : null,
       h("p", { id: "c-best" }, t("c_best"), ": ", line(m.best), " · ", t("c_worst"), ": ", line(m.worst)),
       h("ol", { class: "c-my-boards", id: "c-my-boards" }, m.boards.map((b) => h("li", { "data-stage": b.stage, "data-round": b.round },
-        line(b), ` (${b.mp}/${b.top} MP)`, b.outcome !== "played" ? ` · ${t(`c_out_${b.outcome.replace(" ", "_")}`)}` : ""))));
+        line(b), " ", t("c_mp_of", { mp: b.mp, top: b.top }), b.outcome !== "played" ? ` · ${t(`c_out_${b.outcome.replace(" ", "_")}`)}` : ""))));
   }
 
   drawAudit() {
@@ -333,7 +335,7 @@ export class CompetitionPage {
     const reason = h("input", { id: "adj-reason", maxlength: 200, required: true });
     const form = h("form", { class: "c-adjust", id: "c-adjust-form" },
       h("label", {}, t("c_stage"), stage), h("label", {}, t("c_round"), round), h("label", {}, t("c_entrant"), who),
-      h("label", {}, "MP", mp), h("label", {}, t("c_reason"), reason),
+      h("label", {}, t("c_mp"), mp), h("label", {}, t("c_reason"), reason),
       h("button", { type: "submit", id: "adj-submit" }, t("c_adjust")));
     form.addEventListener("submit", (e) => {
       e.preventDefault();

@@ -161,7 +161,7 @@ const en = {
   c_out_left: "left", c_out_unfinished: "not finished", c_out_no_result: "no result", c_out_adjusted: "adjusted",
   c_adjustments: "Adjustments (audit trail)", c_adj_line: "Stage {s}, board {r}, by {by} ({at})", c_adj_mp: "{e} set to {mp} MP",
   c_adj_score: "table {tb} seat {seat} score set to {sc}", c_stage: "Stage", c_round: "Board", c_entrant: "Entrant",
-  c_reason: "Reason", c_adjust: "Adjust", c_adjust_board: "Adjust a board", c_next_stage: "Stage {s}: your new table.",
+  c_reason: "Reason", c_adjust: "Adjust", c_mp: "MP", c_mp_of: "({mp}/{top} MP)", c_adjust_board: "Adjust a board", c_next_stage: "Stage {s}: your new table.",
   p_emote_heart: "<3", p_emote_cool: "B-)",
 };
 
@@ -326,7 +326,7 @@ const ar = {
   c_out_left: "غادر", c_out_unfinished: "لم تنتهِ", c_out_no_result: "بلا نتيجة", c_out_adjusted: "معدّلة",
   c_adjustments: "التعديلات (سجل المراجعة)", c_adj_line: "المرحلة {s}، التوزيعة {r}، بواسطة {by} ({at})", c_adj_mp: "{e}: صارت {mp} نقطة",
   c_adj_score: "الطاولة {tb} المقعد {seat}: صارت النتيجة {sc}", c_stage: "المرحلة", c_round: "التوزيعة", c_entrant: "المشارك",
-  c_reason: "السبب", c_adjust: "عدّل", c_adjust_board: "عدّل توزيعة", c_next_stage: "المرحلة {s}: طاولتك الجديدة.",
+  c_reason: "السبب", c_adjust: "عدّل", c_mp: "نقاط", c_mp_of: "({mp}/{top} نقطة)", c_adjust_board: "عدّل توزيعة", c_next_stage: "المرحلة {s}: طاولتك الجديدة.",
   p_emote_heart: "<3", p_emote_cool: "B-)",
 };
 
