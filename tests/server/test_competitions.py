@@ -207,3 +207,40 @@ def test_robot_competition_left_and_resumed_to_the_end(server: ServerProcess) ->
     assert doc["kind"] == "robot" and doc["stages"][0]["tables"][0]["seats"] == [done["mine"]["entry"], None,
                                                                                 None, None]
     assert check_export(doc)[1] is None
+
+
+def test_a_swiss_survives_a_crash_mid_stage(database_url_factory: Any) -> None:
+    """SIGKILL in the middle of stage 1: the tables come back (same board seed, same deals), the players
+    go on, stage 2 is seated once and the competition ends with an export that checks out."""
+    server = ServerProcess(database_url_factory("sqlite"), name="crash")
+    server.start()
+    try:
+        director = Api.guest(server, "Crash Director")
+        people = [Api.guest(server, f"Crash {i}") for i in range(5)]
+        cid = competition(director, stages=2, starts_in=3600)["id"]
+        for api in people:
+            api.ok(api.post(f"/api/competitions/{cid}/register"))
+        director.ok(director.post(f"/api/competitions/{cid}/start"))
+        mine = {api.id: api.ok(api.get(f"/api/competitions/{cid}"))["mine"]["table_id"] for api in people}
+
+        async def some(stop: int | None) -> None:
+            async def one(api: Api, i: int) -> None:
+                player = await _play(server, api, mine[api.id], 50 + i, stop_after=stop)
+                await player.close()
+            await asyncio.gather(*(one(api, i) for i, api in enumerate(people)))
+
+        run(some(2))
+        server.kill()
+        server.start()  # on the same port and database
+        run(some(None))
+        wait_for(lambda: director.ok(director.get(f"/api/competitions/{cid}"))["stage"] == 2)
+        mine = {api.id: api.ok(api.get(f"/api/competitions/{cid}"))["mine"]["table_id"] for api in people}
+        run(some(None))
+        wait_for(lambda: director.ok(director.get(f"/api/competitions/{cid}"))["status"] == "finished")
+        doc = director.ok(director.get(f"/api/competitions/{cid}/export"))
+        assert [len(s["tables"]) for s in doc["stages"]] == [2, 2]
+        stage1 = doc["stages"][0]["tables"]
+        assert stage1[0]["record"]["deals"][0]["hands"] == stage1[1]["record"]["deals"][0]["hands"]
+        assert check_export(doc)[1] is None
+    finally:
+        server.stop()

@@ -246,11 +246,15 @@ async def read_field(hub: Hub, competition_id: int) -> Field | None:
             CompetitionLeave.competition_id == competition_id))).all()
         adjustments = (await db.scalars(select(CompetitionAdjustment).where(
             CompetitionAdjustment.competition_id == competition_id))).all()
+        statuses = dict((await db.execute(select(Table.id, Table.status).where(
+            Table.competition_id == competition_id))).tuples().all())
         ids = [t.table_id for t in tables if t.table_id not in hub.runtimes]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
                       .tuples().all()) if ids else {}
     games: dict[int, Game] = {}
     for t in tables:
+        # Finished is the table's own status: the flag may lag it (a restart between the two commits).
+        t.finished = t.finished or statuses.get(t.table_id) == "finished"
         runtime = hub.runtimes.get(t.table_id)
         if runtime is not None:
             if runtime.game is not None:

@@ -47,6 +47,7 @@ from ..storage.models import (
     CompetitionEntry,
     CompetitionLeave,
     CompetitionTable,
+    Table,
     utcnow,
 )
 from ..table.runtime import TableError, TableRuntime
@@ -142,11 +143,22 @@ class Competitions:
             closing = (await db.scalars(select(Competition.id).where(
                 Competition.kind == "robot", Competition.status.in_(("running", "paused")),
                 Competition.window_end <= now))).all()
+            # A swiss whose stage in play has no table left playing, yet is still on that stage: its last
+            # table's end was committed but not acted on (the process stopped between the two).
+            playing = (select(CompetitionTable.table_id)
+                       .join(Table, Table.id == CompetitionTable.table_id)
+                       .where(CompetitionTable.competition_id == Competition.id,
+                              CompetitionTable.stage == Competition.stage, Table.status != "finished"))
+            stalled = (await db.scalars(select(Competition.id).where(
+                Competition.kind == "swiss", Competition.status == "running", Competition.stage >= 1,
+                ~playing.exists()))).all()
         for cid in due:
             with contextlib.suppress(TableError):
                 await self.start_now(cid, None)
         for cid in closing:
             await self._close_window(cid)
+        for cid in stalled:
+            await self._after_board(cid)
 
     def _later(self, work: Callable[[], Awaitable[None]]) -> None:
         async def run() -> None:
