@@ -87,6 +87,15 @@ class Field:
             return None
         return next((x.rounds_done for x in self.leaves if x.table_id == table_id), None)
 
+    def shown(self, table_id: int) -> Game | dict[str, Any]:
+        """A table as a board's traveller reads it: its game as committed (the traveller shows only the
+        board asked for, to a viewer who may see it), or, for a robot table ended early, its record as far
+        as it counts."""
+        game = self.games.get(table_id)
+        if game is not None and self.cut_at(table_id) is None:
+            return game
+        return self.record(table_id) or {}
+
     def record(self, table_id: int, rounds: int | None = None) -> dict[str, Any] | None:
         """A table's record (every hand, never the seed: it would tell the deals of every stage), only as
         far as it counts (:meth:`cut_at`), and with ``rounds``, only its first ``rounds`` rounds (every
@@ -248,7 +257,8 @@ async def read_field(hub: Hub, competition_id: int) -> Field | None:
             CompetitionAdjustment.competition_id == competition_id))).all()
         statuses = dict((await db.execute(select(Table.id, Table.status).where(
             Table.competition_id == competition_id))).tuples().all())
-        ids = [t.table_id for t in tables if t.table_id not in hub.runtimes]
+        ids = [t.table_id for t in tables if t.table_id not in hub.runtimes and not (
+            statuses.get(t.table_id) == "finished" and t.table_id in _finished)]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
                       .tuples().all()) if ids else {}
     games: dict[int, Game] = {}
@@ -260,24 +270,35 @@ async def read_field(hub: Hub, competition_id: int) -> Field | None:
             if runtime.game is not None:
                 games[t.table_id] = runtime.game
             continue
+        done = _finished.get(t.table_id)
+        if done is not None and t.finished:
+            games[t.table_id] = done
+            continue
         text = stored.get(t.table_id)
         if text is not None:
             games[t.table_id] = _stored_game(t.table_id, text)
+            if t.finished:
+                if len(_finished) > CACHED_GAMES:
+                    _finished.clear()
+                _finished[t.table_id] = games[t.table_id]
     return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
 
 
 #: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
 _plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
-#: Stored records replayed, by table and the record's text (a finished table's never changes): a page of
-#: standings or a traveller does not replay every finished table again.
+#: Finished tables' games (they never change), so that a read neither loads nor replays their records.
+_finished: dict[int, Game] = {}
+#: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
 _replayed: dict[tuple[int, int], Game] = {}
+#: At most this many games kept by each of the two (a finished micro game is some 100 kB in memory).
+CACHED_GAMES = 8192
 
 
 def _stored_game(table_id: int, text: str) -> Game:
     key = (table_id, hash(text))
     game = _replayed.get(key)
     if game is None:
-        if len(_replayed) > 4096:
+        if len(_replayed) > CACHED_GAMES:
             _replayed.clear()
         game = _replayed[key] = load_record(json.loads(text))
     return game

@@ -22,6 +22,7 @@ import hmac
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,8 @@ class Competitions:
         self._tasks: set[asyncio.Task[None]] = set()
         #: Competitions whose ``competition`` message is due in a moment.
         self._announcing: set[int] = set()
+        #: Seconds the last ``competition`` message of each competition took to read and score.
+        self._cost: dict[int, float] = {}
         #: Rounds each competition table had finished when last seen (a board finished when it grows).
         self._rounds: dict[int, int] = {}
 
@@ -564,9 +567,13 @@ class Competitions:
         self._announcing.add(competition_id)
 
         async def later() -> None:
-            await asyncio.sleep(ANNOUNCE_SECONDS)
+            # At most one message per moment, and never more often than twice its own cost: reading and
+            # scoring a big field takes a while, and the tables in play need the loop too.
+            await asyncio.sleep(max(ANNOUNCE_SECONDS, 2 * self._cost.get(competition_id, 0.0)))
             self._announcing.discard(competition_id)
+            began = time.perf_counter()
             await self._announce_now(competition_id)
+            self._cost[competition_id] = time.perf_counter() - began
 
         self._later(later)
 

@@ -354,10 +354,8 @@ async def board_traveller(competition_id: CompetitionId, stage: Stage, round: Ro
     board = next((b for b in found.scored().boards if b.board == (stage, instance, round)), None)
     if board is None:
         raise HTTPException(404, "there is no such board")
-    over = found.stage_over(stage)
-    records = {t.table: found.record(t.table, None if over else seen) or {} for t in board.tables}
     return {"stage": stage, "instance": instance, "round": round, "top": board.top,
-            "tables": traveller(board, records)}
+            "tables": traveller(board, {t.table: found.shown(t.table) for t in board.tables})}
 
 
 @router.get("/competitions/{competition_id}/me")
