@@ -193,16 +193,15 @@ async def main() -> None:
     args = parser.parse_args()
     cluster = None
     folder = tempfile.mkdtemp(prefix="bench-competitions-")
-    if args.db == "sqlite":
-        def fresh(name: str) -> str:
-            return f"sqlite+aiosqlite:///{folder}/{name}.db"
-    else:
-        from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
+    from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
+    if args.db == "postgresql":
         cluster = ThrowawayCluster(durable=False)
         base = cluster.start()
 
-        def fresh(name: str) -> str:
-            return create_database(base)
+    async def fresh(name: str) -> str:
+        if cluster is None:
+            return f"sqlite+aiosqlite:///{folder}/{name}.db"
+        return await asyncio.to_thread(create_database, base)  # it runs a loop of its own
     try:
         began = time.perf_counter()
         swiss = simulate(kind="swiss", entrants=args.entrants, ruleset="koutchina", length="micro",
@@ -217,7 +216,7 @@ async def main() -> None:
         robot["stages"][0]["tables"] = [
             {**tables[i % len(tables)], "table": i + 1, "seats": [i + 1, None, None, None]}
             for i in range(args.robot)]
-        url = fresh("data")
+        url = await fresh("data")
         hub = Hub(Settings(database_url=url), Social)
         await migrate(hub.engine)
         began = time.perf_counter()
@@ -235,7 +234,7 @@ async def main() -> None:
         took = time.perf_counter() - began
         print(f"swiss: the export ({len(json.dumps(doc)) / 1e6:.1f} MB): {took:.2f} s", flush=True)
         await hub.engine.dispose()
-        took = await seating(fresh("seating"), args.entrants)
+        took = await seating(await fresh("seating"), args.entrants)
         print(f"seating a {args.entrants}-entrant stage: {took:.2f} s", flush=True)
     finally:
         if cluster is not None:

@@ -240,9 +240,10 @@ class Field:
         return next((t for t in self.stage_tables(stage) if entry_id in seats_of(t)), None)
 
 
-async def read_field(hub: Hub, competition_id: int) -> Field | None:
+async def read_field(hub: Hub, competition_id: int, with_games: bool = True) -> Field | None:
     """One read of a competition (None if there is none). Tables in memory give their committed game;
-    the others their last record snapshot (which holds every finished round)."""
+    the others their last record snapshot (which holds every finished round). ``with_games`` False: no
+    game at all (a listing needs the competition, its entries and its tables, never a score)."""
     async with hub.session() as db:
         comp = await db.get(Competition, competition_id)
         if comp is None:
@@ -257,7 +258,7 @@ async def read_field(hub: Hub, competition_id: int) -> Field | None:
             CompetitionAdjustment.competition_id == competition_id))).all()
         statuses = dict((await db.execute(select(Table.id, Table.status).where(
             Table.competition_id == competition_id))).tuples().all())
-        ids = [t.table_id for t in tables if t.table_id not in hub.runtimes and not (
+        ids = [t.table_id for t in tables if with_games and t.table_id not in hub.runtimes and not (
             statuses.get(t.table_id) == "finished" and t.table_id in _finished)]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
                       .tuples().all()) if ids else {}
@@ -265,6 +266,8 @@ async def read_field(hub: Hub, competition_id: int) -> Field | None:
     for t in tables:
         # Finished is the table's own status: the flag may lag it (a restart between the two commits).
         t.finished = t.finished or statuses.get(t.table_id) == "finished"
+        if not with_games:
+            continue
         runtime = hub.runtimes.get(t.table_id)
         if runtime is not None:
             if runtime.game is not None:

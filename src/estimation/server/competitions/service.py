@@ -175,10 +175,12 @@ class Competitions:
         task.add_done_callback(self._tasks.discard)
 
     # --- who may see and manage -----------------------------------------------------------------------
-    async def visible(self, competition_id: int, account: Account | None, invite: str | None) -> Field:
+    async def visible(self, competition_id: int, account: Account | None, invite: str | None,
+                      with_games: bool = True) -> Field:
         """The competition if the caller may see it (a private one: its director, a moderator, an entrant,
-        or with the invite code); otherwise the same 404 as for none at all."""
-        found = await read_field(self.hub, competition_id)
+        or with the invite code); otherwise the same 404 as for none at all. ``with_games``: as
+        :func:`~.field.read_field`."""
+        found = await read_field(self.hub, competition_id, with_games)
         if found is None or not admits(found, account, invite):
             raise no_such_competition()
         return found

@@ -250,7 +250,7 @@ async def list_competitions(hub: HubDep, creds: Creds,
         ids = (await db.scalars(query.order_by(order).limit(limit).offset(offset))).all()
     out = []
     for cid in ids:
-        found = await hub.competitions.visible(cid, account, None)
+        found = await hub.competitions.visible(cid, account, None, with_games=False)
         out.append(_summary(found))
     return out
 
