@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 
@@ -42,9 +42,7 @@ from ..storage.models import (
     CompetitionTable,
     Table,
 )
-
-if TYPE_CHECKING:
-    from ..hub import Hub
+from .host import CompetitionHost
 
 
 def seats_of(row: CompetitionTable) -> Seats:
@@ -240,7 +238,8 @@ class Field:
         return next((t for t in self.stage_tables(stage) if entry_id in seats_of(t)), None)
 
 
-async def read_field(hub: Hub, competition_id: int, with_games: bool = True) -> Field | None:
+async def read_field(hub: CompetitionHost, competition_id: int,
+                     with_games: bool = True) -> Field | None:
     """One read of a competition (None if there is none). Tables in memory give their committed game;
     the others their last record snapshot (which holds every finished round). ``with_games`` False: no
     game at all (a listing needs the competition, its entries and its tables, never a score)."""
@@ -307,7 +306,7 @@ def _stored_game(table_id: int, text: str) -> Game:
     return game
 
 
-async def table_record(hub: Hub, competition_id: int, table_id: int,
+async def table_record(hub: CompetitionHost, competition_id: int, table_id: int,
                        account_id: int | None) -> dict[str, Any] | None:
     """A competition table's record as far as ``account_id`` may replay it (fair play): whole once its
     stage is over everywhere; to an entrant of the stage, the boards it finished itself; to anyone else,

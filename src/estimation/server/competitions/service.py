@@ -1,14 +1,14 @@
 """A competition's life on the server: registration, stages, robot tables, leavers, pauses, adjustments.
 
 Every competition table is an ordinary table made through the hub's one table path
-(:meth:`~..hub.Hub.create_table`, with the stage's board seed from the core and the competition's flags:
-private, unstaked, away seats waiting at robot tables) and its entrants seated through the table's own
-``join``. The tables tell us of their changes through the hub's commit path (:meth:`table_changed`): a
+(:meth:`~..hub.Hub.create_table`: private, unstaked, with the stage's board seed from the core; a robot
+table has no clock, so it waits for its entrant) and its entrants seated through the table's own ``join``. The tables tell us of their changes through the hub's commit path (:meth:`table_changed`): a
 leaver is recorded (who, after how many rounds, when), a finished board refreshes the standings, which go
 out on the bus (``competition`` messages, docs/protocol.md), and a stage whose every table has finished
 starts the next one. Work for one competition runs one piece at a time under its lock.
 
-Time: a ticker starts upcoming competitions at their start time and closes robot windows. Starting a
+Time: a ticker starts upcoming competitions at their start time, closes robot windows, and moves on a swiss
+whose stage ended while the process was down. Starting a
 competition, and each swiss stage, is a conditional ``UPDATE`` from the state before it, so only one
 caller (a director's early start, the ticker, another worker's ticker) ever seats a stage.
 """
@@ -25,7 +25,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, select, update
 
@@ -53,9 +53,7 @@ from ..storage.models import (
 )
 from ..table.runtime import TableError, TableRuntime
 from .field import Field, read_field, seats_of
-
-if TYPE_CHECKING:
-    from ..hub import Hub
+from .host import CompetitionHost
 
 log = logging.getLogger("estimation.server")
 
@@ -99,7 +97,7 @@ class Spec:
 class Competitions:
     """The hub's competitions: one per hub, started and stopped with it."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: CompetitionHost) -> None:
         self.hub = hub
         self._locks: dict[int, asyncio.Lock] = {}
         self._ticker: asyncio.Task[None] | None = None
