@@ -2,10 +2,11 @@
 
 Every competition table is an ordinary table made through the hub's one table path
 (:meth:`~..hub.Hub.create_table`: private, unstaked, with the stage's board seed from the core; a robot
-table has no clock, so it waits for its entrant) and its entrants seated through the table's own ``join``. The tables tell us of their changes through the hub's commit path (:meth:`table_changed`): a
-leaver is recorded (who, after how many rounds, when), a finished board refreshes the standings, which go
-out on the bus (``competition`` messages, docs/protocol.md), and a stage whose every table has finished
-starts the next one. Work for one competition runs one piece at a time under its lock.
+table has no clock, so it waits for its entrant) and its entrants seated through the table's own ``join``.
+The tables tell us of their changes through the hub's commit path (:meth:`table_changed`): a leaver is
+recorded (who, after how many rounds, when), a finished board refreshes the standings, which go out on the
+bus (``competition`` messages, docs/protocol.md), and a stage whose every table has finished starts the
+next one. Work for one competition runs one piece at a time under its lock.
 
 Time: a ticker starts upcoming competitions at their start time, closes robot windows, and moves on a swiss
 whose stage ended while the process was down. Starting a
