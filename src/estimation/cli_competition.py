@@ -112,11 +112,11 @@ def score_command(
         raise _fail(f"{file}: {exc}") from None
     if disagreement is not None:
         raise _fail(f"{file}: {disagreement.line}")
+    if only is not None and only not in {b.board for b in scored.boards}:
+        raise _fail(f"{file}: there is no board {only.label(True)}")
     console = Console() if sys.stdout.isatty() else Console(width=120)
     _print_standings(console, doc, scored)
     if only is not None:
-        if only not in {b.board for b in scored.boards}:
-            raise _fail(f"{file}: there is no board {only.label(True)}")
         _print_travellers(console, doc, scored, only)
     elif travellers:
         _print_travellers(console, doc, scored)
@@ -146,13 +146,19 @@ def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored,
         table = Table(title=f"{board.board.label(many)}: traveller (top {board.top})")
         for col in ("table", "seat", "player", "calls/bids", "est", "tricks", "score", "MP"):
             table.add_column(col, justify="left" if col in ("player", "calls/bids") else "right")
-        for i, line in enumerate(traveller(board, games)):
+        for i, line in enumerate(traveller(board, games, scored.plays)):
             if i:
                 table.add_section()
             for seat in line["seats"]:
-                who = seat["player"] if seat["entrant"] is None else f"{seat['player']} (#{seat['entrant']})"
+                who = seat["player"]
+                if seat["entrant"] is not None:
+                    who += f" (#{seat['entrant']}, left: a bot played)" if seat["left"] else \
+                        f" (#{seat['entrant']})"
+                score = _cell(seat["score"])
+                if line["multiplier"] not in (None, 1) and seat["score"] is not None:
+                    score += f" (x{line['multiplier']})"
                 table.add_row(str(line["table"]), str(seat["seat"]), who, " ".join(seat["declarations"]),
-                              _cell(seat["estimate"]), _cell(seat["tricks"]), _cell(seat["score"]),
+                              _cell(seat["estimate"]), _cell(seat["tricks"]), score,
                               _cell(seat["mp"]) if line["finished"] else "not finished")
         console.print(table)
 

@@ -50,7 +50,10 @@ def load_record(record: Any) -> Game:
         raise _record_fault('"partners" is true or false')
 
     first_dealer = None
-    if deals and isinstance(deals[0], dict) and deals[0].get("dealer") in (0, 1, 2, 3):
+    # ``type is int``: 0.0 and True compare equal to seats but are not seat numbers (a float dealer
+    # reached the rulesets' bit arithmetic and raised a TypeError instead of a RecordError).
+    if deals and isinstance(deals[0], dict) and type(deals[0].get("dealer")) is int \
+            and deals[0]["dealer"] in (0, 1, 2, 3):
         first_dealer = deals[0]["dealer"]
     game = Game(ruleset, length, seed=seed, players=players, first_dealer_seat=first_dealer,
                 partners=partners)
@@ -84,9 +87,9 @@ def _start_recorded_deal(game: Game, d: int, deal: Any, deals_before: int) -> No
         raise fault("a deal after the last round")
     if len(game.deal_log) != deals_before:
         raise fault("a deal after an unfinished one")
-    if deal.get("round") != game.round_no:
+    if type(deal.get("round")) is not int or deal["round"] != game.round_no:
         raise fault(f"round should be {game.round_no}, not {deal.get('round')!r}")
-    if deal.get("dealer") != game.dealer:
+    if type(deal.get("dealer")) is not int or deal["dealer"] != game.dealer:
         raise fault(f"the dealer should be seat {game.dealer}, not {deal.get('dealer')!r}")
     hands = deal.get("hands")
     if not isinstance(hands, list) or len(hands) != 4:

@@ -172,3 +172,15 @@ def test_simulate_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:
         assert result.exit_code == 2, (args, result.output)
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
         assert not (tmp_path / "x.json").exists()
+
+
+def test_one_boards_traveller_marks_the_leaver_and_the_table_still_playing() -> None:
+    worked = Path(__file__).resolve().parent.parent / "records" / "competitions" / "board_worked.json"
+    result = _score(worked, "--board", "1:1")
+    assert result.exit_code == 0, result.output
+    assert "stage 1, round 1: traveller (top 4)" in result.stdout
+    assert "stage 1, round 2" not in result.stdout
+    assert "Entrant 10 (#10, left: a bot played)" in result.stdout
+    assert result.stdout.count("not finished") == 4
+    assert "no board stage 1, instance 1, round 9" in _one_error_line(_score(worked, "--board", "1:9"))
+    assert _score(worked, "--board", "first").exit_code == 2

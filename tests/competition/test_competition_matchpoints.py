@@ -9,12 +9,16 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from estimation.competition import (
     BoardKey,
     CompetitionError,
     TablePlay,
+    board_result,
     board_results,
+    board_top,
     check_export,
     entrant_boards,
     entrant_totals,
@@ -179,3 +183,30 @@ def test_a_leaver_cannot_have_left_after_more_rounds_than_its_table_finished() -
     doc["stages"][0]["tables"][2]["left"] = [{"seat": 1, "rounds": 2}]
     with pytest.raises(CompetitionError, match="seat 1 left after 2 rounds"):
         check_export(doc)
+
+
+def _naive(scores: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """RULES.md word for word: against every other table, 2 for a win and 1 for a tie."""
+    return [tuple(sum(2 if row[s] > other[s] else 1 if row[s] == other[s] else 0
+                      for u, other in enumerate(scores) if u != t) for s in range(4))
+            for t, row in enumerate(scores)]
+
+
+@given(st.lists(st.tuples(*[st.integers(-5, 5)] * 4), min_size=1, max_size=30))
+def test_matchpoints_by_sorting_are_the_rule_word_for_word(scores: list[tuple[int, ...]]) -> None:
+    assert matchpoint_scores(scores) == _naive(scores)
+    top = board_top(len(scores))
+    for row in matchpoint_scores(scores):
+        assert all(0 <= mp <= top for mp in row)
+    # every pair of tables shares out 2 MP per seat
+    assert sum(sum(row) for row in matchpoint_scores(scores)) == 4 * len(scores) * (len(scores) - 1)
+
+
+def test_one_board_alone_is_the_same_as_in_the_whole() -> None:
+    plays = [_play(1, (1, 2, 3, 4), (1, 2, 3, 4), (0, 0, 0, 0)), _play(2, (5, 6, 7, 8), (4, 3, 2, 1)),
+             _play(3, (9, 10, 11, 12), (1, 1, 1, 1), (5, 0, 0, 0))]
+    every = board_results(plays, rounds=2)
+    assert board_result(BoardKey(1, 1, 2), plays) == every[1]
+    with pytest.raises(CompetitionError, match="no such board"):
+        board_results(plays, 2, [{"stage": 1, "instance": 1, "round": 3, "entrant": 1, "mp": 0,  # type: ignore[list-item]
+                                  "reason": "x"}])

@@ -16,7 +16,8 @@ API for the server (names and signatures are stable):
 - matchpoints: ``table_play(record, table=, stage=, instance=, seats=, left=) -> TablePlay`` (replays the
   record; ``left`` = {seat: rounds its table had finished when that seat's entrant left}),
   ``matchpoint_scores(scores)``, ``board_top(n)``, ``board_results(plays, rounds, adjustments) ->
-  list[BoardResult]`` (the traveller), ``entrant_boards(boards, plays, adjustments) ->
+  list[BoardResult]`` (every board), ``board_result(board_key, group_plays, adjustments)`` (one board, to
+  refresh when a table finishes a round), ``entrant_boards(boards, plays, adjustments) ->
   list[EntrantBoard]`` (each entrant's MP/top per board), ``entrant_totals(results, entrant_ids)``.
 - standings: ``standings(totals) -> list[StandingRow]``, ``percent(mp, top)``, ``fraction(mp, top)``,
   ``ranking(rows) -> list[int]`` (for ``next_stage``).
@@ -27,12 +28,13 @@ API for the server (names and signatures are stable):
 - check: ``check_export(doc) -> (Scored, Disagreement | None)``; ``Disagreement.line`` names the board
   and entrant.
 - play: ``play_bot_table(ruleset, length, game_seed, players, levels, bot_seeds) -> record``,
-  ``bot_seed(competition_seed, table, seat)``; simulate: ``simulate(kind=, entrants=, ...)``, ``dumps``.
-- traveller: ``traveller(board_result, {table: record}) -> list[TableTraveller]`` (each table's seats,
-  declarations, estimates, tricks, scores, MP on one board).
+  ``bot_seed(competition_seed, table, seat)``; simulate: ``simulate(kind=, entrants=, ...)``,
+  ``check_settings(...)``, ``dumps``.
+- traveller: ``traveller(board_result, {table: record or loaded Game}) -> list[TableTraveller]``
+  (each table's seats, declarations, estimates, tricks, scores, MP on one board).
 - types: ``Kind``, ``Seats``, ``BoardKey``, ``TablePlay``, ``BoardResult``, ``TableOnBoard``,
   ``EntrantBoard``, ``Adjustment`` (a director's adjustment: board + table/seat/score or entrant/mp +
-  reason), the export's TypedDicts, ``CompetitionError`` (one-line message).
+  reason), the export's TypedDicts, ``CompetitionError`` (one-line message), ``as_seats(list)``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .boards import board_seed
 from .check import Disagreement, check_export
 from .export import Scored, board_entries, build_export, rounds_of, score_stages, table_entry, validate_export
 from .matchpoints import (
+    board_result,
     board_results,
     board_top,
     entrant_boards,
@@ -74,6 +77,7 @@ from .types import (
     TableEntry,
     TableOnBoard,
     TablePlay,
+    as_seats,
 )
 
 __all__ = [
@@ -100,7 +104,9 @@ __all__ = [
     "TableOnBoard",
     "TablePlay",
     "TableTraveller",
+    "as_seats",
     "board_entries",
+    "board_result",
     "board_results",
     "board_seed",
     "board_top",

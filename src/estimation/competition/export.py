@@ -122,11 +122,11 @@ def validate_export(doc: Any) -> CompetitionExport:
     for key in ("name", "bot_level"):
         if not isinstance(doc[key], str):
             raise fail(key, "must be a string")
-    if doc["kind"] not in KINDS:
+    if not isinstance(doc["kind"], str) or doc["kind"] not in KINDS:
         raise fail("kind", f"{doc['kind']!r} is not one of {', '.join(KINDS)}")
-    if doc["ruleset"] not in RULESETS:
+    if not isinstance(doc["ruleset"], str) or doc["ruleset"] not in RULESETS:
         raise fail("ruleset", f"unknown ruleset {doc['ruleset']!r}")
-    if doc["length"] not in get_ruleset(doc["ruleset"]).lengths:
+    if not isinstance(doc["length"], str) or doc["length"] not in get_ruleset(doc["ruleset"]).lengths:
         raise fail("length", f"unknown length {doc['length']!r} for {doc['ruleset']}")
     instances = doc["instances"]
     if not _int(instances) or instances < 1 or (doc["kind"] == "swiss" and instances != 1):
@@ -153,6 +153,10 @@ def validate_export(doc: Any) -> CompetitionExport:
     for key in ("boards", "adjustments"):
         if key in doc and not isinstance(doc[key], list):
             raise fail(key, "must be a list")
+    for i, board in enumerate(doc.get("boards", []), start=1):
+        if not _board_entry_ok(board):
+            raise fail(f"board {i}", "needs integer stage, instance, round, top and tables of integer table "
+                                     "with four integer scores and mp (or null)")
     for i, adj in enumerate(doc.get("adjustments", []), start=1):
         if (not isinstance(adj, dict) or not all(_int(adj.get(k)) for k in ("stage", "instance", "round"))
                 or not isinstance(adj.get("reason"), str)
@@ -162,6 +166,16 @@ def validate_export(doc: Any) -> CompetitionExport:
                                           "and score or entrant and mp")
     checked: CompetitionExport = doc  # type: ignore[assignment]
     return checked
+
+
+def _board_entry_ok(board: Any) -> bool:
+    def four_or_null(x: Any) -> bool:
+        return x is None or (isinstance(x, list) and len(x) == 4 and all(_int(v) for v in x))
+
+    return (isinstance(board, dict) and all(_int(board.get(k)) for k in ("stage", "instance", "round", "top"))
+            and isinstance(board.get("tables"), list)
+            and all(isinstance(t, dict) and _int(t.get("table")) and four_or_null(t.get("scores"))
+                    and four_or_null(t.get("mp")) for t in board["tables"]))
 
 
 def _validate_stages(doc: dict[str, Any], ids: set[int], fail: Any) -> None:

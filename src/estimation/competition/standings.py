@@ -22,19 +22,20 @@ def percent(mp: int, top: int) -> float:
     """``100 * mp / top`` rounded to 2 decimals (halves up, from the exact fraction), 0 when top is 0."""
     if not top:
         return 0.0
-    cents = (Fraction(100 * 100 * mp, top) + Fraction(1, 2)).__floor__()
+    cents = (20000 * mp + top) // (2 * top)  # floor(10000 * mp / top + 1/2), in integers
     return cents / 100
 
 
 def standings(totals: Mapping[int, tuple[int, int]]) -> list[StandingRow]:
     """One row per entrant, best first; equal fractions share the best place (1, 2, 2, 4), and within a
     place entrants are listed by id."""
-    order = sorted(totals, key=lambda e: (-fraction(*totals[e]), e))
+    exact = {e: fraction(*totals[e]) for e in totals}
+    order = sorted(totals, key=lambda e: (-exact[e], e))
     rows: list[StandingRow] = []
     for i, e in enumerate(order):
         mp, top = totals[e]
         place = i + 1
-        if rows and fraction(mp, top) == fraction(rows[-1]["mp"], rows[-1]["top"]):
+        if i and exact[e] == exact[order[i - 1]]:
             place = rows[-1]["place"]
         rows.append({"entrant": e, "mp": mp, "top": top, "percent": percent(mp, top), "place": place})
     return rows

@@ -8,13 +8,13 @@ traveller shows exactly the figures the standings add up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 from ..actions import Verb
 from ..game import Game
 from ..record import load_record
-from .types import BoardResult
+from .types import BoardResult, TablePlay
 
 #: The auction's verbs: what a traveller shows as a seat's "calls or bids" (estimates have their column).
 _AUCTION = frozenset({Verb.DASHCALL, Verb.CALL, Verb.PASS, Verb.DASH, Verb.BID, Verb.WITH, Verb.DECLARE})
@@ -29,6 +29,9 @@ class SeatOnBoard(TypedDict):
     tricks: int | None
     score: int | None
     mp: int | None
+    #: The seat's entrant had left before finishing the board: a bot played it (``score`` and ``mp`` are
+    #: the seat's, compared as any), and the entrant's own MP on the board are 0.
+    left: bool
 
 
 class TableTraveller(TypedDict):
@@ -42,10 +45,13 @@ class TableTraveller(TypedDict):
     seats: list[SeatOnBoard]
 
 
-def traveller(board: BoardResult,
-              tables: Mapping[int, Mapping[str, Any] | Game]) -> list[TableTraveller]:
+def traveller(board: BoardResult, tables: Mapping[int, Mapping[str, Any] | Game],
+              plays: Sequence[TablePlay] = ()) -> list[TableTraveller]:
     """Every table of ``board``, in table order. ``tables`` maps a table number to its record, or to the
-    game already loaded from it (:func:`~estimation.record.load_record`: one replay for many boards)."""
+    game already loaded from it (:func:`~estimation.record.load_record`: one replay for many boards);
+    ``plays`` (the tables as read for matchpoints) mark the seats whose entrant had left."""
+    left = {p.table: p.left for p in plays
+            if p.stage == board.board.stage and p.instance == board.board.instance}
     r = board.board.round
     out: list[TableTraveller] = []
     for line in board.tables:
@@ -68,7 +74,8 @@ def traveller(board: BoardResult,
                 "estimate": result.estimates[s] if result else None,
                 "tricks": result.tricks[s] if result else None,
                 "score": line.scores[s] if line.scores is not None else None,
-                "mp": line.mp[s] if line.mp is not None else None})
+                "mp": line.mp[s] if line.mp is not None else None,
+                "left": left.get(line.table, {}).get(s, r) < r})
         out.append({"table": line.table, "finished": result is not None,
                     "trump": result.trump if result else None, "caller": result.caller if result else None,
                     "multiplier": result.multiplier if result else None, "seats": seats})
