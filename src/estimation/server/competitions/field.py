@@ -18,11 +18,14 @@ from sqlalchemy import select
 
 from ...competition import (
     Adjustment,
+    BoardKey,
+    BoardResult,
     CompetitionExport,
     Scored,
     Seats,
     StageEntry,
     TablePlay,
+    board_result,
     board_results,
     build_export,
     entrant_boards,
@@ -168,6 +171,28 @@ class Field:
             out.append(play)
         return out
 
+    def _boards(self, plays: list[TablePlay], adjustments: list[Adjustment]) -> list[BoardResult]:
+        """Every board, in the order of :func:`~estimation.competition.board_results`."""
+        groups: dict[tuple[int, int], list[TablePlay]] = {}
+        for p in plays:
+            groups.setdefault((p.stage, p.instance), []).append(p)
+        out = []
+        for (stage, instance), group in sorted(groups.items()):
+            group.sort(key=lambda p: p.table)
+            for r in range(1, self.rounds + 1):
+                key = BoardKey(stage, instance, r)
+                mine = tuple(json.dumps(a, sort_keys=True) for a in adjustments if "score" in a
+                             and (a["stage"], a["instance"], a["round"]) == key)
+                sign = (self.comp.id, key, mine, tuple(
+                    (p.table, p.seats, p.scores[r - 1] if len(p.scores) >= r else None) for p in group))
+                board = _board_cache.get(sign)
+                if board is None:
+                    if len(_board_cache) > 100_000:
+                        _board_cache.clear()
+                    board = _board_cache[sign] = board_result(key, group, adjustments)
+                out.append(board)
+        return out
+
     def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
         """The core's figures for this read (computed once per read): the steps of the core's
         :func:`~estimation.competition.score_stages` (which the export runs from the records), on the
@@ -177,7 +202,10 @@ class Field:
             return self._scored
         plays = self.plays()
         adjustments = self.core_adjustments(extra)
-        boards = board_results(plays, self.rounds, adjustments)
+        # Checked whole when an adjustment is being made; otherwise each board from the core's
+        # board_result, kept while its tables' scores on it are the same (a finished round changes one).
+        boards = board_results(plays, self.rounds, adjustments) if extra is not None else self._boards(
+            plays, adjustments)
         results = entrant_boards(boards, plays, adjustments)
         scored = Scored(plays, boards, results, standings(entrant_totals(results, self.field_ids)))
         if extra is None:
@@ -288,6 +316,8 @@ async def read_field(hub: CompetitionHost, competition_id: int,
 
 #: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
 _plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
+#: Boards matchpointed, by competition, board, its score adjustments and its tables' scores on it.
+_board_cache: dict[tuple[Any, ...], BoardResult] = {}
 #: Finished tables' games (they never change), so that a read neither loads nor replays their records.
 _finished: dict[int, Game] = {}
 #: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
