@@ -633,6 +633,9 @@ export class TablePage {
       h("div", { class: "row" }, h("button", { type: "button", class: "primary close", onclick: () => { dlg.close(); dlg.remove(); } },
         t("continue"))));
     dlg.addEventListener("close", () => dlg.remove());
+    // A page already left (a competition's next stage took the person to its table) may still get its
+    // socket's last messages or an answer on its way: it shows nothing over the next page.
+    if (this.closed) return dlg;
     document.body.append(dlg);
     dlg.show();
     // Open at the top, heading first: focusing the button at the bottom scrolled a long panel past its heading.
