@@ -21,7 +21,7 @@ from .access.ratelimit import RestRateLimit
 from .config import Settings
 from .hub import Hub
 from .ops.observe import RequestContext
-from .routes import accounts, calc, chat, leaderboard, players, rules, social, tables
+from .routes import accounts, calc, chat, competitions, leaderboard, players, rules, social, tables
 from .routes.http import BodyGuard, SafeJSONResponse, SecurityHeaders
 from .routes.lobby_socket import lobby_socket
 from .routes.table_socket import table_socket
@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)
     # Outermost: every answer (a 413 or 429 too) is counted and carries the request's id.
     app.add_middleware(RequestContext, counted=hub.metrics.answered)
-    for routes in (rules, players, accounts, tables, social, chat, leaderboard, calc):
+    for routes in (rules, players, accounts, tables, social, chat, leaderboard, calc, competitions):
         app.include_router(routes.router)
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     app.add_api_websocket_route("/ws/lobby", lobby_socket)

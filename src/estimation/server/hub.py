@@ -27,6 +27,7 @@ from .access.ratelimit import VerifiedTokens
 from .cluster.bus import SESSIONS, Bus, Message, Subscription
 from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
+from .competitions.service import Competitions
 from .config import Settings
 from .ops import tuning
 from .ops.metrics import MeteredStore, Metrics, MetricsServer
@@ -131,6 +132,8 @@ class Hub:
         self.bus: Bus = open_bus(settings.redis_url, prefix=settings.redis_prefix,
                                  on_lag=self.metrics.bus_lag.observe)
         self.social = social(self)
+        #: Competitions (RULES.md, Competitions): their clock, their stages, and what their tables tell them.
+        self.competitions = Competitions(self)
         #: Every table socket, by address, player and session (their caps; closed when a session ends).
         self.sockets = Sockets(settings.sockets_per_address, settings.sockets_per_player)
         #: Session tokens verified here: the REST rate limit's key for a request that carries one.
@@ -182,6 +185,7 @@ class Hub:
         # is held by its table's owner, the sign-out may reach any worker).
         self._sessions_news = self.bus.subscribe(SESSIONS, self._session_ended)
         await self.social.start()
+        await self.competitions.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
         if self.metrics_server is not None:
@@ -191,6 +195,7 @@ class Hub:
     async def stop(self) -> None:
         if self.metrics_server is not None:
             await self.metrics_server.stop()
+        await self.competitions.stop()
         for sweeper in (self._sweeper, self._session_sweeper, self._orphan_sweeper):
             if sweeper is not None:
                 sweeper.cancel()
@@ -237,6 +242,7 @@ class Hub:
                 stored = await self.store.load(table_id, self.settings.event_buffer)
                 if stored is not None:
                     runtime = self.runtimes[table_id] = runtime_of(self, stored)
+                    await self.competitions.loaded(runtime)  # a competition's table: may it be watched?
                     if self.ownership is not None and runtime.status == "playing":
                         runtime._schedule()  # claimed from a worker that died: its bots and clock go on
                     elif self.ownership is not None and runtime.status == "open" and runtime.bots_at:
@@ -338,6 +344,7 @@ class Hub:
 
     def table_changed(self, runtime: TableRuntime, events: Events) -> None:
         self.social.table_changed(runtime, events)  # the live lobby, through the bus
+        self.competitions.table_changed(runtime, events)  # a competition's leavers and finished boards
 
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""

@@ -50,6 +50,9 @@ class TableOut(BaseModel):
                     "null before the end and at unstaked tables.")
     seats: list[SeatOut]
     invite_code: str | None = Field(None, description="Shown only to the table's creator.")
+    competition: int | None = Field(None, description="A competition's table: the competition's id (quick "
+                                                      "phrases only, no stakes, spectators once its stage "
+                                                      "is over at every table).")
 
 
 class GameOut(BaseModel):

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from ...record import load_record, replay_summary
 from ...rulesets import DEFAULT_RULESET
+from ..competitions.field import table_record
 from ..hub import Hub
 from ..storage.models import RematchReply, Seat, Table, utcnow
 from ..table.reducer import TableSettings, admits, public_table
@@ -128,7 +129,8 @@ async def get_table(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite
     # memory, and must not be shown before it is durable.
     async with runtime.lock:
         public = runtime.public()
-    return table_out(public, runtime.rules.invite_code if creator else None)
+    shown = creator and runtime.rules.competition is None  # a competition's table has no invite to give
+    return table_out(public, runtime.rules.invite_code if shown else None)
 
 
 @router.post("/tables/{table_id}/join", tags=["tables"],
@@ -260,9 +262,19 @@ async def replay(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = 
 async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCredentials | None,
                            invite: str | None) -> dict[str, Any]:
     """A finished table's record without its seed; 404 to whoever the table does not admit, 409 before the
-    end."""
+    end. A competition's table: as far as the caller may see it (:func:`~..competitions.field.table_record`:
+    the boards it finished itself, or all once the stage is over), finished or not."""
+    account_id = await account_id_of(hub, creds)
     row = await hub.store.row(table_id)
-    if row is None or not admits(row.state, await account_id_of(hub, creds), invite):
+    if row is None:
+        raise no_such_table()
+    competition = row.state.rules.competition
+    if competition is not None:  # fair play: only the boards the caller may see (competitions)
+        shown = await table_record(hub, competition, table_id, account_id)
+        if shown is None:
+            raise no_such_table()
+        return shown
+    if not admits(row.state, account_id, invite):
         raise no_such_table()
     if row.state.status != "finished" or row.record is None:
         raise HTTPException(409, "the game is not finished")

@@ -114,6 +114,9 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
         raise TableError("bad_message", 'a chat message has either "text" or "phrase"')
     if phrase is not None and phrase not in PHRASES:
         raise TableError("bad_phrase", "unknown quick phrase (GET /api/chat/phrases lists them)")
+    runtime = hub.runtimes.get(table_id)
+    if text is not None and runtime is not None and runtime.rules.competition is not None:
+        raise TableError("phrases_only", "at a competition's table chat is the quick phrases only", 403)
     if text is not None:
         try:
             text = clean_text(text)

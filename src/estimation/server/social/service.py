@@ -220,6 +220,8 @@ class Social:
             raise HTTPException(403, "only the table's players can ask for a rematch")
         if old.status != "finished":
             raise HTTPException(409, "the game is not finished")
+        if old.rules.competition is not None:
+            raise HTTPException(409, "a competition's table has no rematch: its next stage seats you")
         created = False
         async with self._rematch.setdefault(table_id, asyncio.Lock()):
             new_id = old.rematch_id

@@ -100,6 +100,10 @@ class Table(Base):
     bots_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: The table made by "Play again" at this finished one (its rematch), once somebody asked for it.
     rematch_id: Mapped[int | None] = mapped_column(Integer)
+    #: A competition's table (migration 0012_competitions): the competition, and the seed every table of
+    #: its stage (and instance) deals from.
+    competition_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    game_seed: Mapped[str | None] = mapped_column(String(200))
 
 
 class Seat(Base):
@@ -265,3 +269,102 @@ class LiveSeat(Base):
     __tablename__ = "live_seats"
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+
+
+class Competition(Base):
+    """A competition (RULES.md, Competitions; migration 0012_competitions): its rules, its schedule and where
+    it is in its life (upcoming -> running <-> paused -> finished). ``swiss``: ``stages`` stages, ``stage``
+    the one in play (0 before the start); ``robot``: entrants play inside [window_start, window_end] over
+    ``instances`` deal sets."""
+
+    __tablename__ = "competitions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(8))
+    ruleset: Mapped[str] = mapped_column(String(32))
+    length: Mapped[str] = mapped_column(String(32))
+    bot_level: Mapped[str] = mapped_column(String(32))
+    stages: Mapped[int] = mapped_column(Integer, default=1)
+    instances: Mapped[int] = mapped_column(Integer, default=1)
+    starts_at: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
+    window_end: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    entry_limit: Mapped[int] = mapped_column(Integer, default=0)
+    turn_seconds: Mapped[int] = mapped_column(Integer, default=60)
+    private: Mapped[bool] = mapped_column(Boolean, default=False)
+    invite_code: Mapped[str | None] = mapped_column(String(32))
+    director_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    #: upcoming, running, paused, finished.
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    #: The stage in play (swiss; 0 before the start).
+    stage: Mapped[int] = mapped_column(Integer, default=0)
+    #: Every board's deals follow from it (the competition core's board seeds).
+    seed: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+
+class CompetitionEntry(Base):
+    """An entrant: its id is the entrant id of the export; ``entry_no`` the order of entry (robot instances
+    are dealt in it). A withdrawal before the start deletes nothing: the row stays, ``withdrawn``."""
+
+    __tablename__ = "competition_entries"
+    __table_args__ = (UniqueConstraint("competition_id", "account_id", name="uq_competition_entry"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    name: Mapped[str] = mapped_column(String(32))
+    entry_no: Mapped[int] = mapped_column(Integer)
+    instance: Mapped[int] = mapped_column(Integer, default=1)
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+    removed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class CompetitionTable(Base):
+    """One table of a stage (and instance), and which entrant sat in each seat (``seats``: JSON, entrant ids,
+    null for a bot). ``finished`` once its game is over."""
+
+    __tablename__ = "competition_tables"
+    __table_args__ = (Index("ix_competition_tables_stage", "competition_id", "stage", "instance"),)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
+    stage: Mapped[int] = mapped_column(Integer)
+    instance: Mapped[int] = mapped_column(Integer, default=1)
+    seats: Mapped[str] = mapped_column(Text)
+    finished: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class CompetitionLeave(Base):
+    """An entrant who left a stage's table (or was removed, or whose robot window closed): after how many of
+    the table's rounds, and when. The core scores it 0 MP on the boards its table had not finished then."""
+
+    __tablename__ = "competition_leaves"
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("competition_entries.id"), primary_key=True)
+    stage: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(Integer)
+    rounds_done: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(16))
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class CompetitionAdjustment(Base):
+    """A director's adjustment of a board (stage, instance, round), with its reason, who made it and when:
+    the standings show every one (an audit trail). Either ``table_id`` + ``seat`` + ``score`` (that seat's
+    round score replaced before the board is matchpointed) or ``entry_id`` + ``mp`` (that entrant's MP on
+    the board set), as the competition core's ``Adjustment`` says."""
+
+    __tablename__ = "competition_adjustments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), index=True)
+    stage: Mapped[int] = mapped_column(Integer)
+    instance: Mapped[int] = mapped_column(Integer, default=1)
+    round: Mapped[int] = mapped_column(Integer)
+    table_id: Mapped[int | None] = mapped_column(Integer)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[int | None] = mapped_column(Integer)
+    entry_id: Mapped[int | None] = mapped_column(ForeignKey("competition_entries.id"))
+    mp: Mapped[int | None] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(200))
+    by_account: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

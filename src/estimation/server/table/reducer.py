@@ -178,6 +178,10 @@ class Rules:
     partners: bool = False
     #: The name its creator gave it (checked as a player's name is), or None.
     name: str | None = None
+    #: A competition's table (RULES.md, Competitions): the competition's id, and the seed its game deals
+    #: from (the same at every table of its stage and instance, instead of the starting command's).
+    competition: int | None = None
+    seed: int | str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +200,9 @@ class TableSettings:
     partners: bool = False
     #: The name its creator gave it (already checked as a player's name is), or None.
     name: str | None = None
+    #: A competition's table and its stage's board seed (see :class:`Rules`).
+    competition: int | None = None
+    seed: int | str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +251,7 @@ class PublicTable(TypedDict):
     turn_seconds: int
     partners: bool
     name: str | None
+    competition: int | None
     status: Status
     version: int
     pot: int
@@ -261,7 +269,8 @@ def public_table(table_id: int, table: TableState, payout: dict[str, int] | None
     return {
         "id": table_id, "ruleset": rules.ruleset, "length": rules.length, "stake": rules.stake,
         "private": rules.private, "bot_level": rules.bot_level, "turn_seconds": rules.turn_seconds,
-        "partners": rules.partners, "name": rules.name, "status": table.status, "version": table.version,
+        "partners": rules.partners, "name": rules.name, "competition": rules.competition,
+        "status": table.status, "version": table.version,
         "pot": table.pot,
         "payout": payout if table.status == "finished" else None,
         "seats": [{"seat": i, "name": s.name, "account_id": s.account_id, "bot": s.is_bot, "staked": s.staked,
@@ -273,11 +282,13 @@ def public_table(table_id: int, table: TableState, payout: dict[str, int] | None
 def admits(table: TableState, account_id: int | None, invite: str | None) -> bool:
     """Whether someone may see this table at all, the one admission check of every route and socket:
     anyone for a public table; for a private one its creator, its players (past ones too), or whoever has
-    the invite code (compared in constant time)."""
+    the invite code (compared in constant time). A competition's table is private and not its creator's
+    (the director may be an entrant elsewhere): its players', and the server's own invite code's, which
+    seats the entrants (its spectators come once its stage is over: the runtime's ``watchable``)."""
     if not table.rules.private:
         return True
-    if account_id is not None and (account_id == table.created_by
-                                   or any(s.account_id == account_id for s in table.seats)):
+    creator = table.rules.competition is None and account_id == table.created_by
+    if account_id is not None and (creator or any(s.account_id == account_id for s in table.seats)):
         return True
     code = table.rules.invite_code
     return invite is not None and code is not None and hmac.compare_digest(
@@ -400,7 +411,8 @@ def create(command: Create) -> tuple[TableState, Events]:
     rules = Rules(ruleset=settings.ruleset, length=length, stake=settings.stake, private=settings.private,
                   invite_code=command.invite_code if settings.private else None,
                   bot_level=settings.bot_level, turn_seconds=settings.turn_seconds,
-                  partners=settings.partners, name=settings.name)
+                  partners=settings.partners, name=settings.name, competition=settings.competition,
+                  seed=settings.seed)
     seats = tuple(SeatState(is_bot=True, name=f"Bot {s + 1}") if s in settings.bot_seats else SeatState()
                   for s in range(4))
     return TableState(rules, command.created_by, "open", 0, 0, seats, None), [{"kind": "created"}]
@@ -543,11 +555,13 @@ def _seat_bots(table: TableState, seats: list[SeatState], c: SeatBots) -> tuple[
     return status, table.pot, game, events
 
 
-def _start_if_full(table: TableState, seats: list[SeatState], seed: int,
+def _start_if_full(table: TableState, seats: list[SeatState], seed: int | str,
                    events: Events) -> tuple[Status, Game | None]:
     if not all(s.taken for s in seats):
         return table.status, table.game
     names = [s.name or f"Seat {i}" for i, s in enumerate(seats)]
+    if table.rules.seed is not None:
+        seed = table.rules.seed  # a competition's board seed: every table of the stage deals the same
     game = new_game(table.rules.ruleset, table.rules.length, seed, names, partners=table.rules.partners)
     events.append({"kind": "start", "players": names, "dealer": game.dealer})
     return "playing", game

@@ -130,6 +130,9 @@ class TableRuntime:
         self.snapshot_deals = -1 if game is None else len(game.deal_log)
         #: Encodes the public facts of every update (the scored rounds once per round scored).
         self.public_text = PublicViewText()
+        #: A competition's table: whether spectators may see it (once its stage is over at every table; set
+        #: by the competition service). Any other table ignores it.
+        self.watchable = False
 
     # --- what clients see ---------------------------------------------------------------------------
     def public(self) -> PublicTable:
@@ -161,7 +164,10 @@ class TableRuntime:
         return seat
 
     def admits(self, account_id: int | None, invite: str | None) -> bool:
-        """Whether someone may see this table at all (:func:`~.reducer.admits`)."""
+        """Whether someone may see this table at all (:func:`~.reducer.admits`); a competition's table also
+        to anyone once :attr:`watchable` (its stage over at every table: fair play)."""
+        if self.rules.competition is not None and self.watchable:
+            return True
         return admits(self.state(), account_id, invite)
 
     def view_for(self, seat: int | None) -> dict[str, Any] | None:

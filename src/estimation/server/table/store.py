@@ -409,7 +409,8 @@ class SqlTableStore:
                             private=rules.private,
                             invite_code=rules.invite_code, bot_level=rules.bot_level,
                             turn_seconds=rules.turn_seconds, partners=rules.partners, name=rules.name,
-                            status=table.status,
+                            competition_id=rules.competition,
+                            game_seed=None if rules.seed is None else str(rules.seed), status=table.status,
                             version=table.version, pot=table.pot, paid_out=False, record=None,
                             created_by=table.created_by, created_at=utcnow(), bots_at=table.bots_at,
                             rematch_id=table.rematch_id)
@@ -677,7 +678,7 @@ def _state_of(row: Table, seats: tuple[SeatState, ...]) -> TableState:
     """A table's row and seats as the reducer's state, its game not rebuilt."""
     rules = Rules(ruleset=row.ruleset, length=row.length, stake=row.stake, private=row.private,
                   invite_code=row.invite_code, bot_level=row.bot_level, turn_seconds=row.turn_seconds,
-                  partners=row.partners, name=row.name)
+                  partners=row.partners, name=row.name, competition=row.competition_id, seed=row.game_seed)
     return TableState(rules, row.created_by, _status(row.status), row.version, row.pot, seats, None,
                       row.bots_at, row.rematch_id)
 

@@ -1,5 +1,5 @@
 // The single page: header, router (#/, #/table/ID, #/replay/ID, #/calc, #/rules, #/player/ID, #/leaderboard,
-// #/account), sign-in, lobby, settings.
+// #/account, #/competition/ID), sign-in, lobby, settings.
 import { h, api, store, session, settings, saveSettings, ApiError } from "./common.js";
 import { t, setLang, getLang } from "./i18n.js";
 import { serverText } from "./errors.js";
@@ -11,6 +11,7 @@ import { LobbyFeed, LiveTables, quickPlayPanel, rematchToast, seatsLine, rulesLi
 import { ProfilePage } from "./profile.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { AccountPage } from "./account.js";
+import { CompetitionPage, competitionsPanel } from "./competitions.js";
 
 const main = document.getElementById("main");
 let current = null; // the page object with a destroy()
@@ -122,6 +123,7 @@ async function route() {
   }
   if (!session()) { signInPage(); return; }
   if ((m = /^#\/table\/(\d+)/.exec(hash))) { current = new TablePage(main, Number(m[1])); return; }
+  if ((m = /^#\/competition\/(\d+)/.exec(hash))) { current = new CompetitionPage(main, Number(m[1])); return; }
   if (/^#\/account/.test(hash)) { current = new AccountPage(main, rerender); return; }
   // Back to the table after a reload or a drop: the stored table, while its game is on.
   const last = store.get("table");
@@ -277,7 +279,8 @@ async function lobbyPage() {
   const live = new LiveTables({ openButtons: (tb) => [joinBtn(tb), " ", watchBtn(tb)], playingButtons: (tb) => [watchBtn(tb)] });
   const liveNote = h("p", { class: "live-note", id: "lobby-live", "data-live": "0" }, t("connecting"));
   const past = h("div", { class: "past" });
-  lists.append(liveNote, live.open.el, live.playing.el, past);
+  const comps = competitionsPanel(rulesets, bots.levels, err);
+  lists.append(liveNote, comps.el, live.open.el, live.playing.el, past);
   side.insertBefore(quickPlayPanel(rulesets, err), form);
   const fillPast = async () => {
     const finished = await api("GET", "/api/tables?status=finished&limit=20");
@@ -304,9 +307,14 @@ async function lobbyPage() {
       liveNote.classList.toggle("off", !on);
     },
     onReconnect: fillPastSoon,
-    onMessage: (m) => { if (m.type === "rematch") rematchToast(m); },
+    onMessage: (m) => {
+      if (m.type === "rematch") rematchToast(m);
+      if (m.type === "competition") comps.changed(m);
+      // Your table of a competition's stage is ready: go and sit there.
+      if (m.type === "competition_table") location.hash = `#/table/${m.table_id}`;
+    },
   });
-  const page = { destroy() { feed.close(); live.destroy(); clearTimeout(pastTimer); } };
+  const page = { destroy() { feed.close(); live.destroy(); comps.destroy(); clearTimeout(pastTimer); } };
   current = page;
   try { await fillPast(); } catch (ex) { err.textContent = t("error", { m: ex.message }); }
 }

@@ -39,6 +39,11 @@ export class TableChat {
     this.loadExtras();
   }
 
+  /** A competition's table: the quick phrases only (RULES.md, Competitions, fair play). */
+  phrasesOnly() {
+    this.el.classList.add("phrases-only"); // the text form is hidden by the style sheet
+  }
+
   async loadExtras() {
     try { this.phrases = (await api("GET", "/api/chat/phrases")).phrases; } catch { this.phrases = []; }
     if (session()) {

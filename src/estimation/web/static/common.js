@@ -42,8 +42,12 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body, extraHeaders = {}) {
+/** A REST call; `extra`: headers to add, and `extra.invite`, a private table's or competition's invite code
+ * (sent as X-Invite-Code). */
+export async function api(method, path, body, extra = {}) {
+  const { invite, ...extraHeaders } = extra;
   const headers = { "Content-Type": "application/json", ...extraHeaders };
+  if (invite) headers["X-Invite-Code"] = invite;
   const s = session();
   if (s && s.token) headers.Authorization = `Bearer ${s.token}`;
   let r, data;

@@ -15,6 +15,7 @@ import { toast, tableName } from "./lobbyfeed.js";
 
 /** Error codes that end the page's session (signed out everywhere, the account deleted, expired). */
 const SESSION_ENDED = new Set(["signed_out", "session_expired"]);
+import { followCompetition } from "./competitions.js";
 
 /** Error codes that answer a chat message: shown under the chat, not over the table. */
 const CHAT_ERRORS = new Set(["bad_message", "bad_phrase", "bad_chat", "silenced", "chat_rate_limited"]);
@@ -101,7 +102,16 @@ export class TablePage {
     this.connect();
   }
 
+  /** A competition's table: chat is the quick phrases only, and the next stage's table comes by the lobby
+   *  socket's own topic (followCompetition takes the page there). */
+  competition(table) {
+    if (!table.competition || this.follow) return;
+    this.chat.phrasesOnly();
+    this.follow = followCompetition(table.competition);
+  }
+
   destroy() {
+    if (this.follow) this.follow.close();
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
@@ -195,6 +205,7 @@ export class TablePage {
         this.setClock(msg.table);
         this.view = msg.view;
         if (msg.table.payout) this.payout = msg.table.payout; // a finished table: its pot split
+        this.competition(msg.table);
         this.queue = [];
         for (const b of msg.events || []) this.noteEvents(b.events);
         this.show(msg.view, msg.version);
@@ -599,6 +610,8 @@ export class TablePage {
       this.seat !== null && !v.over && this.table && !this.table.seats[this.seat].left
         ? h("button", { type: "button", id: "leave-btn", onclick: () => this.leave() }, t("leave")) : null,
       h("a", { class: "button", href: "#/", onclick: () => sessionStorage.setItem("est.lobby", "1") }, t("back_lobby")),
+      this.table && this.table.competition ? h("a", { class: "button", id: "competition-link",
+        href: `#/competition/${this.table.competition}` }, t("c_competition")) : null,
       v.over ? h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")) : null);
   }
 
@@ -620,6 +633,9 @@ export class TablePage {
       h("div", { class: "row" }, h("button", { type: "button", class: "primary close", onclick: () => { dlg.close(); dlg.remove(); } },
         t("continue"))));
     dlg.addEventListener("close", () => dlg.remove());
+    // A page already left (a competition's next stage took the person to its table) may still get its
+    // socket's last messages or an answer on its way: it shows nothing over the next page.
+    if (this.closed) return dlg;
     document.body.append(dlg);
     dlg.show();
     // Open at the top, heading first: focusing the button at the bottom scrolled a long panel past its heading.
@@ -728,10 +744,13 @@ export class TablePage {
       last ? breakdownTable(last, v.players, this.scoreLines(v)) : null,
       h("h3", {}, t("score_sheet")), scoreSheet(v.results, v.players, v.totals, this.sideSeats(v)),
       h("div", { class: "row" }, h("a", { class: "button", href: `#/replay/${this.id}` }, t("replay")),
-        this.seat !== null ? h("button", { type: "button", class: "primary", id: "rematch-btn", onclick: () => this.playAgain() },
-          t("play_again")) : null),
+        this.seat !== null && !(this.table && this.table.competition) ? h("button", { type: "button", class: "primary",
+          id: "rematch-btn", onclick: () => this.playAgain() }, t("play_again")) : null,
+        this.table && this.table.competition ? h("a", { class: "button primary", id: "match-end-competition",
+          href: `#/competition/${this.table.competition}` }, t("c_competition")) : null),
       // Said before the click: the new table is private (not in the lobby) and for this table's players.
-      this.seat !== null ? h("p", { class: "muted", id: "rematch-note" }, t("rematch_private_note")) : null,
+      this.seat !== null && !(this.table && this.table.competition)
+        ? h("p", { class: "muted", id: "rematch-note" }, t("rematch_private_note")) : null,
       h("div", { id: "rematch-box" }));
     this.renderRematch();
   }

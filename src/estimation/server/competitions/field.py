@@ -1,0 +1,354 @@
+"""A competition as the core sees it: read from the database (and the tables in memory), then scored.
+
+Everything here is read-only. A :class:`Field` is one consistent read of a competition: its entrants, its
+tables with who sat where, every table's game as last committed, the leavers and the director's
+adjustments. :meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`,
+the one computation behind the live standings, the traveller and the export; what may be shown to whom
+(fair play: a board only to an entrant who finished it, until its stage is over everywhere) is decided here
+too, in :meth:`Field.boards_seen`, so every route asks the same question the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from ...competition import (
+    Adjustment,
+    BoardKey,
+    BoardResult,
+    CompetitionExport,
+    Scored,
+    Seats,
+    StageEntry,
+    TablePlay,
+    board_result,
+    board_results,
+    build_export,
+    entrant_boards,
+    entrant_totals,
+    rounds_of,
+    standings,
+    table_entry,
+    table_play,
+)
+from ...game import Game
+from ...record import load_record
+from ..storage.models import (
+    Competition,
+    CompetitionAdjustment,
+    CompetitionEntry,
+    CompetitionLeave,
+    CompetitionTable,
+    Table,
+)
+from .host import CompetitionHost
+
+
+def seats_of(row: CompetitionTable) -> Seats:
+    a, b, c, d = json.loads(row.seats)
+    return (a, b, c, d)
+
+
+@dataclass
+class Field:
+    comp: Competition
+    #: Every entry, withdrawn ones too (by id); :attr:`field_ids` are the ones in the field.
+    entries: dict[int, CompetitionEntry]
+    tables: list[CompetitionTable]
+    #: Each table's game as last committed (finished rounds are what counts), by table id.
+    games: dict[int, Game]
+    leaves: list[CompetitionLeave]
+    adjustments: list[CompetitionAdjustment]
+    _scored: Scored | None = field(default=None, repr=False)
+
+    @property
+    def field_ids(self) -> list[int]:
+        """The entrants in the field: every entry not withdrawn before the start (removed ones played)."""
+        return sorted(e.id for e in self.entries.values() if not e.withdrawn)
+
+    @property
+    def rounds(self) -> int:
+        return rounds_of(self.comp.ruleset, self.comp.length)
+
+    def rounds_done(self, table_id: int) -> int:
+        """The rounds a table finished that count: in a robot competition only those before its entrant
+        withdrew or its window closed (a bot may finish the table; its later rounds count for nobody)."""
+        game = self.games.get(table_id)
+        done = 0 if game is None else len(game.round_results)
+        cut = self.cut_at(table_id)
+        return done if cut is None else min(done, cut)
+
+    def cut_at(self, table_id: int) -> int | None:
+        """A robot table ended by its entrant's withdrawal or the window's close: the rounds it had."""
+        if self.comp.kind != "robot":
+            return None
+        return next((x.rounds_done for x in self.leaves if x.table_id == table_id), None)
+
+    def shown(self, table_id: int) -> Game | dict[str, Any]:
+        """A table as a board's traveller reads it: its game as committed (the traveller shows only the
+        board asked for, to a viewer who may see it), or, for a robot table ended early, its record as far
+        as it counts."""
+        game = self.games.get(table_id)
+        if game is not None and self.cut_at(table_id) is None:
+            return game
+        return self.record(table_id) or {}
+
+    def record(self, table_id: int, rounds: int | None = None) -> dict[str, Any] | None:
+        """A table's record (every hand, never the seed: it would tell the deals of every stage), only as
+        far as it counts (:meth:`cut_at`), and with ``rounds``, only its first ``rounds`` rounds (every
+        deal of them finished: what a viewer who finished those boards may replay)."""
+        game = self.games.get(table_id)
+        if game is None:
+            return None
+        record = game.record()
+        done = len(game.round_results)
+        limits = [x for x in (rounds, self.cut_at(table_id)) if x is not None]
+        if limits:
+            keep = min(done, *limits)  # a deal in play is of round done + 1: never kept
+            record["deals"] = [d for d in record["deals"] if d["round"] <= keep]
+            if keep < done:
+                record.pop("ended", None)
+        return record
+
+    def left_at(self, table: CompetitionTable) -> dict[int, int]:
+        """seat -> rounds its table had finished when that seat's entrant left."""
+        seats = seats_of(table)
+        out: dict[int, int] = {}
+        for leave in self.leaves:
+            if leave.table_id == table.table_id and leave.entry_id in seats:
+                out[seats.index(leave.entry_id)] = leave.rounds_done
+        return out
+
+    def stage_entries(self) -> list[StageEntry]:
+        """Every stage's tables as the export holds them (records with every hand, without the seed)."""
+        stages: dict[int, StageEntry] = {}
+        for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
+            record = self.record(t.table_id)
+            if record is None:
+                continue  # a table whose game never started (no record yet)
+            left = [{"seat": s, "rounds": r} for s, r in sorted(self.left_at(t).items())]
+            stage = stages.setdefault(t.stage, {"stage": t.stage, "tables": []})
+            stage["tables"].append(table_entry(t.table_id, t.instance, seats_of(t), record,
+                                               left))  # type: ignore[arg-type]
+        return [stages[s] for s in sorted(stages)]
+
+    def core_adjustments(self, extra: CompetitionAdjustment | None = None) -> list[Adjustment]:
+        """The director's adjustments in the order they were made (``extra``: one not stored yet, last)."""
+        out: list[Adjustment] = []
+        for a in [*sorted(self.adjustments, key=lambda a: a.id), *([extra] if extra is not None else [])]:
+            adj: Adjustment = {"stage": a.stage, "instance": a.instance, "round": a.round, "reason": a.reason}
+            if a.entry_id is not None and a.mp is not None:
+                adj["entrant"], adj["mp"] = a.entry_id, a.mp
+            elif a.table_id is not None and a.seat is not None and a.score is not None:
+                adj["table"], adj["seat"], adj["score"] = a.table_id, a.seat, a.score
+            out.append(adj)
+        return out
+
+    def plays(self) -> list[TablePlay]:
+        """Each table's play as the core reads it (:func:`~estimation.competition.table_play`), kept
+        between reads while the table's counted rounds and leavers are the same: a finished board replays
+        only the table that finished it, not the whole field."""
+        out = []
+        for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
+            game = self.games.get(t.table_id)
+            if game is None:
+                continue
+            left = self.left_at(t)
+            key = (t.table_id, self.rounds_done(t.table_id), game.ended is not None,
+                   tuple(sorted(left.items())))
+            play = _plays.get(key)
+            if play is None:
+                record = self.record(t.table_id)
+                assert record is not None
+                if len(_plays) > 20_000:
+                    _plays.clear()
+                play = _plays[key] = table_play(record, table=t.table_id, stage=t.stage, instance=t.instance,
+                                                seats=seats_of(t), left=left)
+            out.append(play)
+        return out
+
+    def _boards(self, plays: list[TablePlay], adjustments: list[Adjustment]) -> list[BoardResult]:
+        """Every board, in the order of :func:`~estimation.competition.board_results`."""
+        groups: dict[tuple[int, int], list[TablePlay]] = {}
+        for p in plays:
+            groups.setdefault((p.stage, p.instance), []).append(p)
+        out = []
+        for (stage, instance), group in sorted(groups.items()):
+            group.sort(key=lambda p: p.table)
+            for r in range(1, self.rounds + 1):
+                key = BoardKey(stage, instance, r)
+                mine = tuple(json.dumps(a, sort_keys=True) for a in adjustments if "score" in a
+                             and (a["stage"], a["instance"], a["round"]) == key)
+                sign = (self.comp.id, key, mine, tuple(
+                    (p.table, p.seats, p.scores[r - 1] if len(p.scores) >= r else None) for p in group))
+                board = _board_cache.get(sign)
+                if board is None:
+                    if len(_board_cache) > 100_000:
+                        _board_cache.clear()
+                    board = _board_cache[sign] = board_result(key, group, adjustments)
+                out.append(board)
+        return out
+
+    def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
+        """The core's figures for this read (computed once per read): the steps of the core's
+        :func:`~estimation.competition.score_stages` (which the export runs from the records), on the
+        tables' cached plays. With ``extra``, as they would be with that adjustment too
+        (:class:`~estimation.competition.CompetitionError` if it names no board or entrant)."""
+        if extra is None and self._scored is not None:
+            return self._scored
+        plays = self.plays()
+        adjustments = self.core_adjustments(extra)
+        # Checked whole when an adjustment is being made; otherwise each board from the core's
+        # board_result, kept while its tables' scores on it are the same (a finished round changes one).
+        boards = board_results(plays, self.rounds, adjustments) if extra is not None else self._boards(
+            plays, adjustments)
+        results = entrant_boards(boards, plays, adjustments)
+        scored = Scored(plays, boards, results, standings(entrant_totals(results, self.field_ids)))
+        if extra is None:
+            self._scored = scored
+        return scored
+
+    def export(self) -> CompetitionExport:
+        """The `estimation-competition/1` document (the core builds it, standings computed from the
+        records, never taken from here)."""
+        comp = self.comp
+        return build_export(name=comp.name, kind=comp.kind, ruleset=comp.ruleset,  # type: ignore[arg-type]
+                            length=comp.length, bot_level=comp.bot_level, instances=comp.instances,
+                            entrants=[{"id": e, "name": self.entries[e].name} for e in self.field_ids],
+                            stages=self.stage_entries(), adjustments=self.core_adjustments())
+
+    # --- fair play ----------------------------------------------------------------------------------
+    def stage_tables(self, stage: int) -> list[CompetitionTable]:
+        return [t for t in self.tables if t.stage == stage]
+
+    def stage_over(self, stage: int) -> bool:
+        """Whether every table of ``stage`` has finished, so nobody still plays its boards. In a robot
+        competition an instance's boards can be played by a newcomer until the window closes: only the
+        competition's end opens them."""
+        if self.comp.status == "finished":
+            return True
+        if self.comp.kind == "robot":
+            return False
+        tables = self.stage_tables(stage)
+        return bool(tables) and all(t.finished for t in tables)
+
+    def watchable(self, stage: int) -> bool:
+        """Whether spectators may watch the stage's tables: once it is over everywhere, and only in a public
+        competition (a private one's tables stay its players')."""
+        return self.stage_over(stage) and not self.comp.private
+
+    def boards_seen(self, entry_id: int | None, stage: int, instance: int) -> int:
+        """How many boards (rounds) of ``stage`` and ``instance`` this viewer may see: all once the stage
+        is over everywhere; else, for an entrant, the boards it finished itself (its table finished them
+        while it still sat there); for anyone else none."""
+        if self.stage_over(stage):
+            return self.rounds
+        if entry_id is None:
+            return 0
+        for t in self.stage_tables(stage):
+            seats = seats_of(t)
+            if t.instance == instance and entry_id in seats:
+                done = self.rounds_done(t.table_id)
+                left = self.left_at(t).get(seats.index(entry_id))
+                return done if left is None else min(done, left)
+        return 0
+
+    def entry_of(self, account_id: int | None) -> CompetitionEntry | None:
+        if account_id is None:
+            return None
+        return next((e for e in self.entries.values() if e.account_id == account_id), None)
+
+    def table_of(self, entry_id: int, stage: int) -> CompetitionTable | None:
+        return next((t for t in self.stage_tables(stage) if entry_id in seats_of(t)), None)
+
+
+async def read_field(hub: CompetitionHost, competition_id: int,
+                     with_games: bool = True) -> Field | None:
+    """One read of a competition (None if there is none). Tables in memory give their committed game;
+    the others their last record snapshot (which holds every finished round). ``with_games`` False: no
+    game at all (a listing needs the competition, its entries and its tables, never a score)."""
+    async with hub.session() as db:
+        comp = await db.get(Competition, competition_id)
+        if comp is None:
+            return None
+        entries = (await db.scalars(select(CompetitionEntry).where(
+            CompetitionEntry.competition_id == competition_id))).all()
+        tables = (await db.scalars(select(CompetitionTable).where(
+            CompetitionTable.competition_id == competition_id))).all()
+        leaves = (await db.scalars(select(CompetitionLeave).where(
+            CompetitionLeave.competition_id == competition_id))).all()
+        adjustments = (await db.scalars(select(CompetitionAdjustment).where(
+            CompetitionAdjustment.competition_id == competition_id))).all()
+        statuses = dict((await db.execute(select(Table.id, Table.status).where(
+            Table.competition_id == competition_id))).tuples().all())
+        ids = [t.table_id for t in tables if with_games and t.table_id not in hub.runtimes and not (
+            statuses.get(t.table_id) == "finished" and t.table_id in _finished)]
+        stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
+                      .tuples().all()) if ids else {}
+    games: dict[int, Game] = {}
+    for t in tables:
+        # Finished is the table's own status: the flag may lag it (a restart between the two commits).
+        t.finished = t.finished or statuses.get(t.table_id) == "finished"
+        if not with_games:
+            continue
+        runtime = hub.runtimes.get(t.table_id)
+        if runtime is not None:
+            if runtime.game is not None:
+                games[t.table_id] = runtime.game
+            continue
+        done = _finished.get(t.table_id)
+        if done is not None and t.finished:
+            games[t.table_id] = done
+            continue
+        text = stored.get(t.table_id)
+        if text is not None:
+            games[t.table_id] = _stored_game(t.table_id, text)
+            if t.finished:
+                if len(_finished) > CACHED_GAMES:
+                    _finished.clear()
+                _finished[t.table_id] = games[t.table_id]
+    return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
+
+
+#: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
+_plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
+#: Boards matchpointed, by competition, board, its score adjustments and its tables' scores on it.
+_board_cache: dict[tuple[Any, ...], BoardResult] = {}
+#: Finished tables' games (they never change), so that a read neither loads nor replays their records.
+_finished: dict[int, Game] = {}
+#: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
+_replayed: dict[tuple[int, int], Game] = {}
+#: At most this many games kept by each of the two (a finished micro game is some 100 kB in memory).
+CACHED_GAMES = 8192
+
+
+def _stored_game(table_id: int, text: str) -> Game:
+    key = (table_id, hash(text))
+    game = _replayed.get(key)
+    if game is None:
+        if len(_replayed) > CACHED_GAMES:
+            _replayed.clear()
+        game = _replayed[key] = load_record(json.loads(text))
+    return game
+
+
+async def table_record(hub: CompetitionHost, competition_id: int, table_id: int,
+                       account_id: int | None) -> dict[str, Any] | None:
+    """A competition table's record as far as ``account_id`` may replay it (fair play): whole once its
+    stage is over everywhere; to an entrant of the stage, the boards it finished itself; to anyone else,
+    nothing (None: the caller answers as for no table at all)."""
+    found = await read_field(hub, competition_id)
+    table = None if found is None else next((t for t in found.tables if t.table_id == table_id), None)
+    if found is None or table is None:
+        return None
+    entry = found.entry_of(account_id)
+    if found.comp.private and entry is None and account_id != found.comp.director_id:
+        return None
+    seen = found.boards_seen(None if entry is None else entry.id, table.stage, table.instance)
+    if seen == 0:
+        return None
+    return found.record(table_id, None if found.stage_over(table.stage) else seen)

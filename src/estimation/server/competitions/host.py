@@ -1,0 +1,27 @@
+"""What the competitions need of the process that holds them (the :class:`~..hub.Hub`, which imports this
+package: a competition never imports the hub)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from ..cluster.bus import Bus
+from ..table.reducer import TableSettings
+from ..table.runtime import TableRuntime
+
+
+class CompetitionHost(Protocol):
+    session: async_sessionmaker[AsyncSession]
+    #: The tables in this process's memory, by id (their committed games are the freshest).
+    runtimes: dict[int, TableRuntime]
+    bus: Bus
+
+    async def get(self, table_id: int) -> TableRuntime | None:
+        """A table's runtime, loaded on first use."""
+        ...
+
+    async def create_table(self, account_id: int, settings: TableSettings) -> TableRuntime:
+        """A new open table through the one table path."""
+        ...
