@@ -97,6 +97,6 @@ def test_backup_and_restore_bad_input_one_line(tmp_path: Path) -> None:
     not_a_backup = tmp_path / "junk.backup"
     not_a_backup.write_text("not a database")
     junk = _cli("restore", str(not_a_backup), "--database-url", f"sqlite+aiosqlite:///{tmp_path}/new.db")
-    assert junk.returncode == 1 and "not a SQLite backup" in junk.stderr, junk.stderr
+    assert junk.returncode == 1 and "is not a SQLite database" in junk.stderr, junk.stderr
     scheme = _cli("backup", str(tmp_path / "c"), "--database-url", "mysql://x/y")
     assert scheme.returncode == 1 and "unknown database URL" in scheme.stderr

@@ -11,26 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import Api, Player, ServerProcess, query, run
-from sqlalchemy import text
+from server_helpers import Api, Player, ServerProcess, execute, query, run
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from estimation.record import load_record
 from estimation.server.config import Settings
 from estimation.server.storage.database import sessionmaker
 from estimation.server.storage.pruning import prune
-
-
-def _write(url: str, sql: str, **params: Any) -> None:
-    async def go() -> None:
-        engine = create_async_engine(url)
-        try:
-            async with engine.begin() as conn:
-                await conn.execute(text(sql), params)
-        finally:
-            await engine.dispose()
-
-    asyncio.run(go())
 
 
 def _events(url: str, table_id: int) -> int:
@@ -69,10 +56,10 @@ def test_prune_keeps_what_is_needed(kind: str, database_url_factory) -> None:  #
         old = dt.datetime.now(dt.UTC).replace(tzinfo=None) - dt.timedelta(days=400)
         account = api.id
         for n, when in enumerate((old, old, old, dt.datetime.now(dt.UTC).replace(tzinfo=None))):
-            _write(url, "INSERT INTO chat_messages (id, table_id, account_id, seat, channel, text, removed, "
+            execute(url, "INSERT INTO chat_messages (id, table_id, account_id, seat, channel, text, removed, "
                         "created_at) VALUES (:id, :t, :a, 0, 'table', :x, false, :c)",
                    id=1000 + n, t=done, a=account, x=f"line {n}", c=when)
-        _write(url, "INSERT INTO chat_reports (id, message_id, reporter_id, reason, resolved, created_at) "
+        execute(url, "INSERT INTO chat_reports (id, message_id, reporter_id, reason, resolved, created_at) "
                     "VALUES (1, 1001, :a, 'open', false, :c), (2, 1002, :a, 'handled', true, :c)",
                a=account, c=old)
 

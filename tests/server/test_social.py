@@ -12,23 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_helpers import Api, Player, ServerProcess, ledger_totals, query, run
-
-
-def execute(database_url: str, sql: str, **params: Any) -> None:
-    """Write to the server's database directly (a moderator is made by the operator, not over the API)."""
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    async def go() -> None:
-        engine = create_async_engine(database_url)
-        try:
-            async with engine.begin() as conn:
-                await conn.execute(text(sql), params)
-        finally:
-            await engine.dispose()
-
-    asyncio.run(go())
+from server_helpers import Api, Player, ServerProcess, execute, ledger_totals, query, run
 
 
 def two_humans(server: ServerProcess, **rules: Any) -> tuple[int, Api, Api]:

@@ -67,6 +67,24 @@ def _run(cmd: list[str]) -> None:
         raise BackupError(f"{Path(cmd[0]).name} failed: {last}")
 
 
+def _sqlite_copy(source_path: str | Path, dest_path: str | Path) -> None:
+    """Copy one SQLite database into another through the online backup API, never as a file: a copy taken
+    during a commit (or with the WAL not yet checkpointed) is not a database."""
+    source = sqlite3.connect(f"file:{source_path}?mode=ro", uri=True)
+    try:
+        try:
+            source.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise BackupError(f"{source_path} is not a SQLite database: {exc}") from None
+        dest = sqlite3.connect(dest_path)
+        try:
+            source.backup(dest)
+        finally:
+            dest.close()
+    finally:
+        source.close()
+
+
 def backup(url: str, out: Path) -> Target:
     """Write a consistent copy of the database at ``url`` to ``out`` while the server may be running."""
     target = parse_url(url)
@@ -75,17 +93,7 @@ def backup(url: str, out: Path) -> Target:
     if target.kind == "sqlite":
         if not Path(target.location).is_file():
             raise BackupError(f"no SQLite database at {target.location}")
-        # The online backup API, not a file copy: a copy taken during a commit (or with the WAL not yet
-        # checkpointed) is not a database.
-        source = sqlite3.connect(f"file:{target.location}?mode=ro", uri=True)
-        try:
-            dest = sqlite3.connect(out)
-            try:
-                source.backup(dest)
-            finally:
-                dest.close()
-        finally:
-            source.close()
+        _sqlite_copy(target.location, out)
     else:
         # The custom format: compressed, and pg_restore can restore it into an empty database.
         _run([_pg_tool("pg_dump"), "--format=custom", "--no-owner", f"--file={out}", target.location])
@@ -104,23 +112,11 @@ def restore(backup_file: Path, url: str, force: bool = False) -> Target:
         dest_path = Path(target.location)
         if dest_path.exists() and dest_path.stat().st_size > 0 and not force:
             raise BackupError(f"{dest_path} exists: restore into a new file, or pass --force to replace it")
-        try:
-            source = sqlite3.connect(f"file:{backup_file}?mode=ro", uri=True)
-            source.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise BackupError(f"{backup_file} is not a SQLite backup: {exc}") from None
-        try:
-            for suffix in ("-wal", "-shm"):
-                stale = Path(f"{dest_path}{suffix}")
-                if stale.exists():
-                    os.unlink(stale)
-            dest = sqlite3.connect(dest_path)
-            try:
-                source.backup(dest)
-            finally:
-                dest.close()
-        finally:
-            source.close()
+        for suffix in ("-wal", "-shm"):
+            stale = Path(f"{dest_path}{suffix}")
+            if stale.exists():
+                os.unlink(stale)
+        _sqlite_copy(backup_file, dest_path)
     else:
         cmd = [_pg_tool("pg_restore"), "--no-owner", "--exit-on-error", f"--dbname={target.location}"]
         if force:
