@@ -25,7 +25,7 @@ from ..bots.omniscient import OmniscientBot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "strong-tight",
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-v1", "strong-noevidence", "strong-random", "strong-tight",
                      "strong-seat", "omniscient", "ismcts")
 
 
@@ -50,7 +50,7 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         return RandomBot(seed)
     if base == "heuristic":
         return HeuristicBot(seed)
-    if base == "strong":
+    if base in ("strong", "strong-v1"):
         return StrongBot(seed, budget, name=level)
     if base == "strong-noevidence":
         budget.evidence = False
