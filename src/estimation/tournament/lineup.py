@@ -22,11 +22,12 @@ from typing import Any
 
 from ..bots import Bot, Budget, HeuristicBot, RandomBot, StrongBot
 from ..bots.omniscient import OmniscientBot
+from ..bots.strong2 import RaceBudget, Strong2Bot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-v1", "strong-noevidence", "strong-random", "strong-tight",
-                     "strong-seat", "omniscient", "ismcts")
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-v1", "strong-noevidence", "strong-random",
+                     "strong-tight", "strong-seat", "omniscient", "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -50,7 +51,12 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         return RandomBot(seed)
     if base == "heuristic":
         return HeuristicBot(seed)
-    if base in ("strong", "strong-v1"):
+    if base == "strong":
+        race = RaceBudget()
+        if samples:
+            race.play_deals = race.declaration_deals = int(samples)
+        return Strong2Bot(seed, race, name=level)
+    if base == "strong-v1":
         return StrongBot(seed, budget, name=level)
     if base == "strong-noevidence":
         budget.evidence = False
