@@ -10,7 +10,9 @@ from typing import Any, Protocol
 
 #: The levels a server or ``estimation play`` may seat: every one of them decides from the view alone.
 #: The tournament-only ``omniscient`` reference (it reads every hand) is deliberately not here.
-LEVELS = ("random", "heuristic", "strong")
+#: ``strong`` is the search at a tenth of the CPU (issue 24, :mod:`.strong2`); ``strong-v1`` is the strong
+#: bot before it (:mod:`.strong`), kept by name until the new one has been shown no weaker (docs/bots.md).
+LEVELS = ("random", "heuristic", "strong", "strong-v1")
 
 
 class Bot(Protocol):
@@ -26,10 +28,13 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     from .heuristic import HeuristicBot
     from .random_bot import RandomBot
     from .strong import StrongBot
+    from .strong2 import Strong2Bot
 
-    levels: dict[str, type[RandomBot] | type[HeuristicBot] | type[StrongBot]] = {
-        "random": RandomBot, "heuristic": HeuristicBot, "strong": StrongBot}
+    if level == "strong-v1":
+        return StrongBot(seed, name="strong-v1")
+    levels: dict[str, type[RandomBot] | type[HeuristicBot] | type[Strong2Bot]] = {
+        "random": RandomBot, "heuristic": HeuristicBot, "strong": Strong2Bot}
     try:
         return levels[level](seed)
     except KeyError:
-        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(levels)})") from None
+        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})") from None

@@ -11,26 +11,32 @@ applied to each of them by a minimal repair:
 - a seat plays card c that the sample gave to another seat t: c is swapped with a card of the player's
   sampled hand that t may hold (t not known void in its suit), chosen at random, then removed;
 - a seat shows out of the suit led: every card of that suit in its sampled hand is swapped with a card of
-  another seat that may hold it, in a suit the player may still hold.
+  another seat that may hold it, in a suit the player may still hold;
+- when no swap fits (late in a deal, with many voids), the other seats' cards of that deal are dealt
+  afresh under every constraint (hand sizes, voids), as the sampler deals them.
 
 The repair is not exact conditioning (a swap keeps the rest of the sampled hand rather than redrawing it),
 but it keeps each deal consistent with everything seen, and the deals stay those the declarations made
-likely. A deal that cannot be repaired (rare: every card it could swap is barred by voids) becomes a copy of
-one that could; one that fails :func:`.sampler.consistent` for any reason is replaced by a fresh draw
-from the view in the deals handed out.
+likely. A deal that can be neither repaired nor redealt becomes a copy of one that could; one that fails
+:func:`.sampler.consistent` for any reason is replaced by a fresh draw from the view in the deals handed
+out.
 
-Determinism: the deals at a position are a pure function of the bot's seed and the view. The start is
-seeded by (seed, round, deal), each repair by (seed, round, deal, action index); the cache only saves
-replaying the prefix the bot has already seen, and a miss (a view out of sequence) replays from scratch
-to the same deals.
+Determinism: the deals at a position are a pure function of the view. The start is seeded by the deal as
+the seat sees it (ruleset, round, deal, seat, its dealt hand, the declarations), each repair also by the
+action's index; a per-process cache only saves replaying the prefix already seen, and a miss (a view
+out of sequence, another process, a fresh bot: the server makes one a move) replays from scratch to the
+same deals. The bot's own seed is not used here, so the server's fresh seed every move does not stop the
+deals being carried.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+from collections import OrderedDict
+from dataclasses import dataclass
 
-from ..actions import Verb
+from ..actions import Action, Verb
 from ..cards import SUIT_BITS
 from .knowledge import Info
 from .sampler import consistent, sample_deals, sample_hands
@@ -101,58 +107,124 @@ def _repair(h: list[int], me: int, seat: int, card: int, led: int | None, voids:
     return True
 
 
-class PlayDeals:
-    """The deals of the current deal's play, for one bot (see the module's docstring)."""
+def _redeal(h: list[int], me: int, seat: int, card: int, led: int | None, voids: list[int],
+            rng: random.Random) -> bool:
+    """The fallback of :func:`_repair`: play ``card`` and deal the other seats' cards afresh (hand sizes
+    kept, every void respected, suit by suit as :func:`.sampler.sample_hands` does); False if no deal fits."""
+    bit = 1 << card
+    sizes = [x.bit_count() for x in h]
+    sizes[seat] -= 1
+    barred = list(voids)
+    if led is not None and card // 13 != led:
+        barred[seat] |= 1 << led
+    others = [s for s in range(4) if s != me]
+    pool = 0
+    for s in others:
+        pool |= h[s]
+    pool &= ~bit
+    plan = []
+    for suit in range(4):
+        elig = [s for s in others if not barred[s] >> suit & 1]
+        plan.append((len(elig), suit, elig, _cards(pool & SUIT_BITS[suit])))
+    plan.sort()
+    for _ in range(50):
+        cap = [0 if s == me else sizes[s] for s in range(4)]
+        new = [0, 0, 0, 0]
+        ok = True
+        for _n, _suit, elig, cards in plan:
+            order = list(cards)
+            rng.shuffle(order)
+            for c in order:
+                total = sum(cap[s] for s in elig)
+                if total == 0:
+                    ok = False
+                    break
+                r = rng.randrange(total)
+                for t in elig:
+                    r -= cap[t]
+                    if r < 0:
+                        break
+                new[t] |= 1 << c
+                cap[t] -= 1
+            if not ok:
+                break
+        if ok:
+            for s in others:
+                h[s] = new[s]
+            h[me] &= ~bit
+            return True
+    return False
 
-    def __init__(self, n: int, oversample: int = 2) -> None:
-        self.n = n
-        self.oversample = oversample
-        self._key: tuple[object, ...] | None = None
-        self._done = 0  # actions of the deal already applied
-        self._deals: list[list[int]] = []
-        self._voids = [0, 0, 0, 0]
-        self._trick: list[tuple[int, int]] = []
 
-    def deals(self, info: Info, seed: int) -> list[list[int]]:
-        """``n`` deals (current hands of all four seats) consistent with ``info``."""
-        key = (seed, info.ruleset, info.length, info.round, info.deal, info.seat)
-        p0 = first_play(info)
-        actions = info.actions
-        if (key != self._key or self._done > len(actions) or self._done < p0
-                or self._prefix != actions[:self._done]):
-            start = play_start(info)
-            rng = random.Random(f"{seed}:{info.round}:{info.deal}:play")
-            self._deals = sample_deals(start, self.n, rng, True, 1.0, self.oversample)
-            self._key = key
-            self._done = p0
-            self._voids = [0, 0, 0, 0]
-            self._trick = []
-        me = info.seat
-        for i in range(self._done, len(actions)):
-            a = actions[i]
-            if a.verb is not Verb.PLAY or a.card is None:
+@dataclass(slots=True)
+class _Carried:
+    """One seat's deals of one deal's play, after the first ``done`` actions of the deal."""
+
+    done: int
+    prefix: tuple[Action, ...]
+    deals: list[list[int]]
+    voids: list[int]
+    trick: list[int]
+
+
+#: Carried deals by (ruleset, length, round, deal, seat, dealt hand, declarations, n, oversample): a
+#: per-process cache, so that a server which builds a fresh bot for every move still finds them.
+_CACHE: OrderedDict[tuple[object, ...], _Carried] = OrderedDict()
+CACHE_SIZE = 4096
+
+
+def play_deals(info: Info, n: int, oversample: int = 2) -> list[list[int]]:
+    """``n`` deals (current hands of all four seats) consistent with ``info``, in the play phase.
+
+    Seeded by the deal itself as the seat sees it (its dealt hand and the public declarations), not by a
+    bot's seed: the same view gets the same deals whichever bot, process or move asks."""
+    p0 = first_play(info)
+    actions = info.actions
+    declarations = actions[:p0]
+    dealt = info.hand | info.played_by[info.seat]
+    key = (info.ruleset, info.length, info.round, info.deal, info.seat, dealt, declarations, n, oversample)
+    state = _CACHE.get(key)
+    if state is None or state.done > len(actions) or state.prefix != actions[:state.done]:
+        rng = random.Random(f"{key}:play")
+        state = _Carried(p0, declarations, sample_deals(play_start(info), n, rng, True, 1.0, oversample),
+                         [0, 0, 0, 0], [])
+    _CACHE[key] = state
+    _CACHE.move_to_end(key)
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    me = info.seat
+    deals = state.deals
+    for i in range(state.done, len(actions)):
+        a = actions[i]
+        if a.verb is not Verb.PLAY or a.card is None:
+            continue
+        card = int(a.card)
+        led = state.trick[0] // 13 if state.trick else None
+        rng = random.Random(f"{key}:{i}")
+        broken = []
+        for j, h in enumerate(deals):
+            if not h:
+                broken.append(j)
                 continue
-            card = int(a.card)
-            led = self._trick[0][1] // 13 if self._trick else None
-            rng = random.Random(f"{seed}:{info.round}:{info.deal}:{i}")
-            broken = [j for j, h in enumerate(self._deals)
-                      if not _repair(h, me, a.seat, card, led, self._voids, rng)]
-            if broken:
-                good = [j for j in range(len(self._deals)) if j not in set(broken)]
-                for k, j in enumerate(broken):
-                    # A copy of a deal that could be repaired (a pure function of the view, like the rest).
-                    self._deals[j] = list(self._deals[good[k % len(good)]]) if good else []
-            if led is not None and card // 13 != led:
-                self._voids[a.seat] |= 1 << led
-            self._trick.append((a.seat, card))
-            if len(self._trick) == 4:
-                self._trick = []
-        self._done = len(actions)
-        self._prefix = actions
-        # Safety net (never needed in the tests' games): a deal the repair left inconsistent with the
-        # view is replaced by a fresh draw, in the copy returned only, so the carried deals stay a pure
-        # function of the view.
-        rng = random.Random(f"{seed}:{info.round}:{info.deal}:{len(actions)}:fresh")
-        return [list(h) if h and consistent(info, h) else sample_hands(info, rng) for h in self._deals]
-
-    _prefix: tuple[object, ...] = ()
+            before = list(h)
+            if not _repair(h, me, a.seat, card, led, state.voids, rng):
+                h[:] = before
+                if not _redeal(h, me, a.seat, card, led, state.voids, rng):
+                    broken.append(j)
+        if broken:
+            good = [j for j in range(len(deals)) if j not in set(broken)]
+            for k, j in enumerate(broken):
+                # A copy of a deal that could be repaired (a pure function of the view, like the rest).
+                deals[j] = list(deals[good[k % len(good)]]) if good else []
+        if led is not None and card // 13 != led:
+            state.voids[a.seat] |= 1 << led
+        state.trick.append(card)
+        if len(state.trick) == 4:
+            state.trick = []
+    state.done = len(actions)
+    state.prefix = actions
+    # Safety net (never needed in the tests' games): a deal the repair left inconsistent with the view is
+    # replaced by a fresh draw, in the copy returned only, so the carried deals stay a pure function of
+    # the view.
+    rng = random.Random(f"{key}:{len(actions)}:fresh")
+    return [list(h) if h and consistent(info, h) else sample_hands(info, rng) for h in deals]

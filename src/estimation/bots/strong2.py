@@ -34,7 +34,7 @@ from ..fast import trick_winner_index
 from ..rulesets.base import Phase
 from .heuristic import heuristic_action
 from .knowledge import Info, from_game, from_view
-from .particles import PlayDeals
+from .particles import play_deals
 from .policy import policy_rollout
 from .sampler import sample_deals
 from .search import (
@@ -120,7 +120,6 @@ class Strong2Bot:
         if name is not None:
             self.name = name
         self.last: list[Evaluation] = []
-        self._play = PlayDeals(self.budget.play_deals, self.budget.oversample)
         self._scorer_key: tuple[object, ...] | None = None
         self._scorer: Scorer | None = None
 
@@ -136,7 +135,7 @@ class Strong2Bot:
             return candidates[0].text
         b = self.budget
         if info.phase == str(Phase.PLAY):
-            deals = self._play.deals(info, self._seed)
+            deals = play_deals(info, b.play_deals, b.oversample)
             sim = self._play_sim(info, deals[0])
         else:
             rng = random.Random(decision_seed(self._seed, info))
