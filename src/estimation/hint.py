@@ -8,7 +8,10 @@ lies between them) are evaluated once and reported for each.
 
 from __future__ import annotations
 
+import json
 import random
+from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from .bots.knowledge import from_view
@@ -58,3 +61,47 @@ def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0,
         "best": best_of(evals).action.text,
         "actions": rows,
     }
+
+
+# --- calibration of the chance of making the estimate (issue 24, point 4) ----------------------------------
+def fit_calibration(pairs: list[tuple[float, int]], bins: int = 20) -> list[list[float]]:
+    """A monotone map from a predicted chance to an observed one, fitted on (predicted, made) pairs.
+
+    The predictions are grouped into ``bins`` equal-width bins, then the bins' observed rates are made
+    non-decreasing by pooling adjacent violators (isotonic regression, weighted by the bins' counts).
+    Returns ``[[predicted mean, calibrated], ...]`` knots, interpolated linearly by
+    :func:`apply_calibration`. Reproducible: bench/hint_calibration.py ``--fit``."""
+    sums = [[0.0, 0.0, 0] for _ in range(bins)]
+    for p, made in pairs:
+        b = min(bins - 1, int(p * bins))
+        sums[b][0] += p
+        sums[b][1] += made
+        sums[b][2] += 1
+    blocks: list[list[float]] = []  # [sum p, sum made, n]
+    for sp, sm, n in sums:
+        if n == 0:
+            continue
+        blocks.append([sp, sm, float(n)])
+        while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] > blocks[-1][1] / blocks[-1][2]:
+            sp2, sm2, n2 = blocks.pop()
+            blocks[-1][0] += sp2
+            blocks[-1][1] += sm2
+            blocks[-1][2] += n2
+    return [[sp / n, sm / n] for sp, sm, n in blocks]
+
+
+def apply_calibration(knots: list[list[float]], p: float) -> float:
+    """``p`` through the map :func:`fit_calibration` fitted (linear between knots, flat beyond them)."""
+    if not knots:
+        return p
+    if p <= knots[0][0]:
+        return knots[0][1]
+    for (x0, y0), (x1, y1) in pairwise(knots):
+        if p <= x1:
+            return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
+    return knots[-1][1]
+
+
+def load_calibration(path: Path) -> list[list[float]]:
+    knots: list[list[float]] = json.loads(path.read_text(encoding="utf-8"))
+    return knots
