@@ -12,7 +12,9 @@ from typing import Any, Protocol
 #: The tournament-only ``omniscient`` reference (it reads every hand) is deliberately not here.
 #: ``strong`` is the search at a tenth of the CPU (issue 24, :mod:`.strong2`); ``strong-v1`` is the strong
 #: bot before it (:mod:`.strong`), kept by name until the new one has been shown no weaker (docs/bots.md).
-LEVELS = ("random", "heuristic", "strong", "strong-v1")
+#: ``strong-plus`` is the new machinery at the old budget (64 deals a decision, no race): more CPU, for
+#: those who want the strongest bot.
+LEVELS = ("random", "heuristic", "strong", "strong-plus", "strong-v1")
 
 
 class Bot(Protocol):
@@ -32,6 +34,10 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
 
     if level == "strong-v1":
         return StrongBot(seed, name="strong-v1")
+    if level == "strong-plus":
+        from .strong2 import RaceBudget
+
+        return Strong2Bot(seed, RaceBudget.plus(), name="strong-plus")
     levels: dict[str, type[RandomBot] | type[HeuristicBot] | type[Strong2Bot]] = {
         "random": RandomBot, "heuristic": HeuristicBot, "strong": Strong2Bot}
     try:

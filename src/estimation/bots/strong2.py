@@ -13,8 +13,8 @@ work a decision gets, and where:
    by more than ``z`` standard errors of their paired difference (same deals) is dropped, and the race
    stops when one candidate is left or the deals run out. Obvious decisions stop after the first batch;
    close ones get every deal. The numbers are counted in deals, so the bot stays deterministic.
-3. **Smaller pools for the declarations**: 24 deals (from a pool of 48 weighted by the evidence) instead
-   of 64 from 128, and the race over them.
+3. **Fewer deals**: at most 24 for a card and 20 for a declaration (from a pool of 40 weighted by the
+   evidence) instead of 64 (from 128), and the race over them.
 4. **The play's scorer is built once a deal** (the shadow game replay cost more than a decision's
    rollouts late in a deal), and in the declarations' simulations the engine's legal declarations are
    computed once a decision per sequence of public actions (they never depend on the cards).
@@ -60,13 +60,19 @@ class RaceBudget:
     ``z``: how many standard errors behind the leader drop a candidate; exact endgame at or below
     ``exact_tricks`` tricks left."""
 
-    play_deals: int = 32
-    declaration_deals: int = 24
+    play_deals: int = 24
+    declaration_deals: int = 20
     batch: int = 8
-    z: float = 2.0
+    z: float = 3.0
     exact_tricks: int = 3
     oversample: int = 2
     for_side: bool = True
+
+    @classmethod
+    def plus(cls) -> RaceBudget:
+        """The `strong-plus` level: 64 deals for every decision and no race (every candidate gets every
+        deal), the old strong bot's budget on the carried deals and the inlined kernel."""
+        return cls(play_deals=64, declaration_deals=64, batch=64)
 
 
 Sim = Callable[[Action, list[int]], tuple[float, int]]

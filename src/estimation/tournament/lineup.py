@@ -26,8 +26,8 @@ from ..bots.strong2 import RaceBudget, Strong2Bot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-v1", "strong-noevidence", "strong-random",
-                     "strong-tight", "strong-seat", "omniscient", "ismcts")
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-plus", "strong-v1", "strong-noevidence",
+                     "strong-random", "strong-tight", "strong-seat", "omniscient", "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -55,6 +55,11 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         race = RaceBudget()
         if samples:
             race.play_deals = race.declaration_deals = int(samples)
+        return Strong2Bot(seed, race, name=level)
+    if base == "strong-plus":
+        race = RaceBudget.plus()
+        if samples:
+            race.play_deals = race.declaration_deals = race.batch = int(samples)
         return Strong2Bot(seed, race, name=level)
     if base == "strong-v1":
         return StrongBot(seed, budget, name=level)
