@@ -1,7 +1,8 @@
 """Are the hints' chances of making the estimate right? Brier score and a reliability table by decile.
 
     python bench/hint_calibration.py --games 12 --rate 0.5 --out docs/bots-results/hint-calibration
-    python bench/hint_calibration.py ... --calibration src/estimation/hint_calibration.json  # recalibrated
+    python bench/hint_calibration.py --load OUT.json --fit src/estimation/hint_calibration.json
+    python bench/hint_calibration.py --seed 45 ... --calibration src/estimation/hint_calibration.json
 
 Four ``strong`` bots play whole games of koutchina full, classic full and egyptian committee (seeds
 ``SEED * 1000 + i``). At a share ``--rate`` of the decisions where the seat to move knows its target (every
@@ -129,9 +130,14 @@ def main() -> None:
     parser.add_argument("--out", default="hint-calibration")
     parser.add_argument("--fit", default=None, help="fit the recalibration on the first half; write it here")
     parser.add_argument("--calibration", default=None, help="also report through this recalibration map")
+    parser.add_argument("--load", default=None, help="the predictions of an earlier run's OUT.json instead "
+                                                      "of playing games")
     args = parser.parse_args()
     by_game: list[list[tuple[float, int]]] = []
-    for spec in RULESETS:
+    if args.load:
+        by_game = [[(float(p), int(m)) for p, m in xs]
+                   for xs in json.loads(Path(args.load).read_text(encoding="utf-8"))["pairs"]]
+    for spec in RULESETS if not args.load else ():
         for g in range(args.games):
             seed = args.seed * 1000 + g
             by_game.append(collect(spec, seed, args.rate, random.Random(seed)))

@@ -14,6 +14,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from .actions import Verb
 from .bots.knowledge import from_view
 from .bots.search import Budget, Evaluation, best_of, candidates_for, evaluate
 
@@ -23,7 +24,10 @@ def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0,
     """The hint for the seat whose view this is (it must be that seat's turn).
 
     Returns ``{"seat", "phase", "samples", "best", "actions": [{"action", "expected_score",
-    "expected_tricks", "tricks"}]}`` where ``tricks[k]`` is the probability of taking k tricks.
+    "expected_tricks", "tricks", "make_chance"}]}`` where ``tricks[k]`` is the probability of taking k
+    tricks and ``make_chance`` (when the seat's target is known: in the play, and for an estimate) the
+    chance of taking exactly the target, recalibrated against measured outcomes when the package ships
+    a calibration (docs/bots.md, Hints' calibration).
     """
     info = from_view(view)
     if not info.legal:
@@ -48,12 +52,18 @@ def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0,
         else:
             ev = next(e for e in evals if e.action is action)
         probs = ev.probabilities()
-        rows.append({
+        row: dict[str, Any] = {
             "action": action.text,
             "expected_score": round(ev.mean_score, 2),
             "expected_tricks": round(sum(k * p for k, p in enumerate(probs)), 2),
             "tricks": [round(p, 3) for p in probs],
-        })
+        }
+        target = action.number if action.verb is Verb.EST else (
+            info.estimates[info.seat] if info.phase == "play" else None)
+        if target is not None:
+            # The chance of taking exactly the target, through the measured recalibration (issue 24).
+            row["make_chance"] = round(apply_calibration(_calibration(), probs[target]), 3)
+        rows.append(row)
     return {
         "seat": info.seat,
         "phase": info.phase,
@@ -105,3 +115,15 @@ def apply_calibration(knots: list[list[float]], p: float) -> float:
 def load_calibration(path: Path) -> list[list[float]]:
     knots: list[list[float]] = json.loads(path.read_text(encoding="utf-8"))
     return knots
+
+
+#: The map fitted by ``bench/hint_calibration.py --fit`` (shipped in the package; none: the raw chance).
+CALIBRATION_FILE = Path(__file__).with_name("hint_calibration.json")
+_KNOTS: list[list[float]] | None = None
+
+
+def _calibration() -> list[list[float]]:
+    global _KNOTS
+    if _KNOTS is None:
+        _KNOTS = load_calibration(CALIBRATION_FILE) if CALIBRATION_FILE.exists() else []
+    return _KNOTS
