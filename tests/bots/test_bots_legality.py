@@ -3,7 +3,7 @@
 An illegal action raises ``IllegalActionError`` and fails the test. The suite plays a bounded number of
 games so that it stays fast on two cores (see ``bots_helpers.GAMES``): by default, per ruleset and level,
 30 games of a 5-round length, 8 of a 10-round one and 3 of each longer one (a few hundred games in all),
-and a couple of dozen games with four ``strong`` bots at a tiny budget. ``BOTS_GAMES=2000`` plays
+and a couple of dozen games with four ``strong-fast`` bots at a tiny budget. ``BOTS_GAMES=2000`` plays
 thousands of each (docs/bots.md has the last such run).
 """
 
@@ -13,7 +13,7 @@ import pytest
 from bots_helpers import GAMES, RULESET_LENGTHS, play_out
 
 import estimation
-from estimation.bots import Budget, StrongBot, make_bot
+from estimation.bots import LEVELS, Bot, Budget, RaceBudget, Strong2Bot, StrongBot, make_bot
 
 SHORT = ("micro", "mini")
 
@@ -36,13 +36,20 @@ def test_bots_play_whole_games_legally(level: str, ruleset: str, length: str) ->
         assert len(game.round_results) == game.rounds
 
 
+def _small(level: str, seed: int) -> Bot:
+    if level == "strong-fast":
+        return Strong2Bot(seed, RaceBudget(play_deals=3, declaration_deals=2, batch=2))
+    return StrongBot(seed, Budget(samples=2, play_samples=2), name=level)
+
+
 @pytest.mark.parametrize(("ruleset", "length"), RULESET_LENGTHS)
-def test_strong_plays_legally_at_a_small_budget(ruleset: str, length: str) -> None:
+@pytest.mark.parametrize("level", ["strong-fast", "strong"])
+def test_strong_plays_legally_at_a_small_budget(level: str, ruleset: str, length: str) -> None:
     n = GAMES // 20 if GAMES else 24 // len(RULESET_LENGTHS) + 1
     for g in range(n):
         game = estimation.new_game(ruleset, length, seed=2000 + g)
         # Full games are long: play their first three rounds, then a heuristic finishes the game.
-        bots = [StrongBot(g * 4 + s, Budget(samples=2, play_samples=2)) for s in range(4)]
+        bots = [_small(level, g * 4 + s) for s in range(4)]
         while not game.is_over and (game.round_no <= 3 or length in SHORT):
             seat = game.to_move
             assert seat is not None
@@ -52,7 +59,8 @@ def test_strong_plays_legally_at_a_small_budget(ruleset: str, length: str) -> No
 
 
 def test_make_bot_levels() -> None:
-    for level in ("random", "heuristic", "strong"):
+    assert LEVELS == ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong")
+    for level in LEVELS:
         assert make_bot(level, 1).name == level
     with pytest.raises(ValueError, match="unknown bot level"):
         make_bot("omniscient", 1)  # tournament only: it reads every hand

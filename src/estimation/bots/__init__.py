@@ -1,8 +1,9 @@
 """Bots: each gets exactly ``Game.view(seat)`` (never another hand) and returns a legal action's text.
 
-``random`` is the floor, ``heuristic`` evaluates hands and plays for its target, ``strong`` searches over
-sampled deals by expected score. ``OmniscientBot`` (tournament only) is the ceiling and reads every hand,
-so :func:`make_bot`, which serves the server and ``estimation play``, never builds it.
+``random`` is the floor, ``heuristic`` evaluates hands and plays for its target, ``strong-fast`` searches over
+sampled deals by expected score (``strong``: the search before issue 24, at ten times the CPU).
+``OmniscientBot`` (tournament only) is the ceiling and reads every hand, so :func:`make_bot`, which serves
+the server and ``estimation play``, never builds it.
 """
 
 from __future__ import annotations
@@ -12,5 +13,7 @@ from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 from .search import Budget
 from .strong import StrongBot
+from .strong2 import RaceBudget, Strong2Bot
 
-__all__ = ["LEVELS", "Bot", "Budget", "HeuristicBot", "RandomBot", "StrongBot", "make_bot"]
+__all__ = ["LEVELS", "Bot", "Budget", "HeuristicBot", "RaceBudget", "RandomBot", "Strong2Bot", "StrongBot",
+           "make_bot"]

@@ -10,7 +10,11 @@ from typing import Any, Protocol
 
 #: The levels a server or ``estimation play`` may seat: every one of them decides from the view alone.
 #: The tournament-only ``omniscient`` reference (it reads every hand) is deliberately not here.
-LEVELS = ("random", "heuristic", "strong")
+#: ``strong`` is the search over freshly sampled deals (:mod:`.strong`), the strongest. ``strong-fast``
+#: (:mod:`.strong2`) carries its sampled deals through a deal and races its candidates: about a sixth of the
+#: CPU a decision, and measured weaker (docs/bots.md), so it is a level of its own, for cheap seats, and not
+#: ``strong``. ``strong-fast-plus``: the same machinery at 64 deals a decision, between the two.
+LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong")
 
 
 class Bot(Protocol):
@@ -26,10 +30,17 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     from .heuristic import HeuristicBot
     from .random_bot import RandomBot
     from .strong import StrongBot
+    from .strong2 import Strong2Bot
 
-    levels: dict[str, type[RandomBot] | type[HeuristicBot] | type[StrongBot]] = {
-        "random": RandomBot, "heuristic": HeuristicBot, "strong": StrongBot}
+    if level == "strong":
+        return StrongBot(seed, name="strong")
+    if level == "strong-fast-plus":
+        from .strong2 import RaceBudget
+
+        return Strong2Bot(seed, RaceBudget.plus(), name="strong-fast-plus")
+    levels: dict[str, type[RandomBot] | type[HeuristicBot] | type[Strong2Bot]] = {
+        "random": RandomBot, "heuristic": HeuristicBot, "strong-fast": Strong2Bot}
     try:
         return levels[level](seed)
     except KeyError:
-        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(levels)})") from None
+        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})") from None

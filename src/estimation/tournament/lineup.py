@@ -22,11 +22,12 @@ from typing import Any
 
 from ..bots import Bot, Budget, HeuristicBot, RandomBot, StrongBot
 from ..bots.omniscient import OmniscientBot
+from ..bots.strong2 import RaceBudget, Strong2Bot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong", "strong-noevidence", "strong-random", "strong-tight",
-                     "strong-seat", "omniscient", "ismcts")
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-noevidence",
+                     "strong-random", "strong-tight", "strong-seat", "omniscient", "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -50,7 +51,20 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         return RandomBot(seed)
     if base == "heuristic":
         return HeuristicBot(seed)
+    if base == "strong-fast":
+        race = RaceBudget()
+        if samples:
+            race.play_deals = race.declaration_deals = int(samples)
+        return Strong2Bot(seed, race, name=level)
+    if base == "strong-fast-plus":
+        race = RaceBudget.plus()
+        if samples:
+            race.play_deals = race.declaration_deals = race.batch = int(samples)
+        return Strong2Bot(seed, race, name=level)
     if base == "strong":
+        # Counted in deals only: the 0.8 s wall-clock safety cap, reached on a starved machine, would
+        # make the reference weaker and its games depend on the load (the new levels have no cap).
+        budget.max_seconds = float("inf")
         return StrongBot(seed, budget, name=level)
     if base == "strong-noevidence":
         budget.evidence = False
