@@ -75,6 +75,8 @@ def _create_competition(page: Any, **fields: str) -> int:
 def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path: Path) -> None:
     out = _shots(tmp_path)
     contexts = [w.new_context(browser) for _ in range(6)]
+    for context in contexts:
+        context.set_default_timeout(60_000)  # as in the robot test below: standings on a loaded machine
     try:
         pages = [w.open_app(ctx, web_server.base) for ctx in contexts]
         for i, page in enumerate(pages):
@@ -170,6 +172,9 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
 def test_robot_competition_on_a_phone_leave_and_resume(browser: Any, web_server: Any, tmp_path: Path) -> None:
     out = _shots(tmp_path)
     ctx = w.new_context(browser, phone=True)
+    # The competition's pages wait for its standings, which a loaded machine (both CI workers busy) can
+    # take longer than the usual 20 s to push: the waits below are for events, not for a fixed time.
+    ctx.set_default_timeout(60_000)
     try:
         page = w.open_app(ctx, web_server.base)
         w.sign_in_guest(page, "Solo")
