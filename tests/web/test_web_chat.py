@@ -3,11 +3,13 @@ mutes that last, and Play again seating the same people."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from typing import Any
 
 import web_helpers as w
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -96,7 +98,9 @@ def _play_out(pages: list[Any], rng: random.Random) -> None:
             moves = page.locator(ANY_MOVE)
             n = moves.count()
             if n:
-                moves.nth(rng.randrange(n)).click()
+                # The table may redraw between the count and the click: then look again on the next pass.
+                with contextlib.suppress(PlaywrightTimeout):
+                    moves.nth(rng.randrange(n)).click(timeout=3000)
         if done == len(pages):
             return
     raise AssertionError("the game did not end")
