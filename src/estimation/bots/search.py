@@ -77,6 +77,23 @@ class Evaluation:
 
 
 # --- the shadow game --------------------------------------------------------------------------------------
+
+def after_card(info: Info, hands: Sequence[int], me: int, card: int,
+               trump: int) -> tuple[list[int], int, list[int], list[int]]:
+    """The position once ``me`` plays ``card`` in a sampled deal: the hands, the leader, the trick and the
+    tricks won (a fourth card closes the trick). Copies: the deal is reused for every candidate."""
+    h = list(hands)
+    trick = list(info.trick)
+    won = list(info.won)
+    leader = info.leader
+    h[me] ^= 1 << card
+    trick.append(card)
+    if len(trick) == 4:
+        leader = (leader + trick_winner_index(trick, trump)) & 3
+        won[leader] += 1
+        trick = []
+    return h, leader, trick, won
+
 def shadow_game(info: Info, hands_now: Sequence[int]) -> Game:
     """The current deal rebuilt on sampled cards: same ruleset, round, dealer, multiplier and actions."""
     g = Game.at_deal(get_ruleset(info.ruleset), info.length, round_no=info.round, deal_no=info.deal - 1,
@@ -209,16 +226,7 @@ def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], 
         for ev in evals:
             card = ev.action.card
             assert card is not None
-            h = list(hands)
-            trick = list(info.trick)
-            won = list(info.won)
-            leader = info.leader
-            h[me] ^= 1 << card
-            trick.append(card)
-            if len(trick) == 4:
-                leader = (leader + trick_winner_index(trick, trump)) & 3
-                won[leader] += 1
-                trick = []
+            h, leader, trick, won = after_card(info, hands, me, card, trump)
             tricks: Sequence[int]
             if exact:
                 scores, tricks = solve(h, trump, leader, trick, won, scorer, side)

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action
-from ..fast import trick_winner_index
 from ..rulesets.base import Phase
 from .heuristic import heuristic_action
 from .knowledge import Info, from_game, from_view
@@ -45,6 +44,7 @@ from .search import (
     REDEAL_VALUE,
     Evaluation,
     Scorer,
+    after_card,
     candidates_for,
     round_scores,
     shadow_game,
@@ -173,16 +173,7 @@ class Strong2Bot:
         def sim(action: Action, hands: list[int]) -> tuple[float, int]:
             card = action.card
             assert card is not None
-            h = list(hands)
-            trick = list(info.trick)
-            won = list(info.won)
-            leader = info.leader
-            h[me] ^= 1 << card
-            trick.append(card)
-            if len(trick) == 4:
-                leader = (leader + trick_winner_index(trick, trump)) & 3
-                won[leader] += 1
-                trick = []
+            h, leader, trick, won = after_card(info, hands, me, card, trump)
             tricks: Sequence[int]
             if exact:
                 scores, tricks = solve(h, trump, leader, trick, won, scorer, side)
