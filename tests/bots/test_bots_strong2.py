@@ -1,4 +1,4 @@
-"""The new `strong` (issue 24): its kernel, its carried deals, its race and its determinism.
+"""`strong-fast`: its kernel, its carried deals, its race and its determinism.
 
 - ``policy_rollout`` (inlined) plays exactly what ``policy_rollout_reference`` (one ``choose_card`` a card)
   plays, on random positions;

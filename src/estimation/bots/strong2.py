@@ -1,7 +1,7 @@
-"""The `strong` bot (issue 24): the old strong bot's search (`strong-v1`, :mod:`.strong`) at a tenth of
-its CPU.
+"""The `strong-fast` bot: the `strong` bot's search (:mod:`.strong`) at about a sixth of its CPU, and
+measured weaker (docs/bots.md), which is why it is a level of its own.
 
-It decides exactly as `strong-v1` does, from the same candidates, the same rollouts (every seat aiming at
+It decides as `strong` does, from the same candidates, the same rollouts (every seat aiming at
 its own estimate), the same exact endgame and the same declaration evidence; what changed is how much
 work a decision gets, and where:
 
@@ -118,7 +118,7 @@ def race(candidates: Sequence[Action], deals: Sequence[list[int]], sim: Sim, bat
 
 
 class Strong2Bot:
-    """The `strong` level (module docstring); ``seed`` as for every bot."""
+    """The `strong-fast` level (module docstring); ``seed`` as for every bot."""
 
     name = "strong-fast"
 
