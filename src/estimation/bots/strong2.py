@@ -19,7 +19,7 @@ work a decision gets, and where:
    rollouts late in a deal), and in the declarations' simulations the engine's legal declarations are
    computed once a decision per sequence of public actions (they never depend on the cards).
 5. **The rollout kernel is inlined** (:func:`.policy.policy_rollout`, the same cards as before, 1.7 times
-   as fast; `strong-v1` runs it too, with unchanged decisions).
+   as fast; `strong` runs it too, with unchanged decisions).
 
 Forced decisions (one candidate) cost nothing, as before.
 """
