@@ -154,6 +154,8 @@ class RedisBus:
                 async with asyncio.timeout(FLUSH_SECONDS):
                     while self.connected and (self._outbox or self._inflight):
                         await asyncio.sleep(0.005)
+            if self._control is not None:
+                self._control.set()  # the keeper sees the flag now, whatever becomes of the cancel
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -333,7 +335,9 @@ class RedisBus:
         ping: a connection that says nothing for ``SILENCE`` seconds is taken for lost."""
         assert self._control is not None
         loop = asyncio.get_running_loop()
-        while True:
+        # Until the bus stops: a cancel alone is not enough, redis-py's calls can swallow one (the stop then
+        # waited out SILENCE, 15 s, for this loop to raise); :meth:`stop` sets the flag and wakes us.
+        while not self._stopping:
             # Cleared before reading the topics, never after an await: a subscribe that comes while this
             # task waits on Redis sets it again and is seen at once (cleared after, it waited for a ping).
             self._control.clear()
