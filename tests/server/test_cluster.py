@@ -750,3 +750,61 @@ def test_one_player_cannot_be_seated_at_two_live_tables_on_two_workers(cluster: 
         assert rows[0][0] == 1
         balance = player.ok("GET", "/api/me")["balance"]
         assert balance == 1000 - 10, balance  # one stake paid
+
+
+def test_a_swiss_stage_is_seated_once_when_its_owner_dies_seating_it(cluster: LocalCluster) -> None:
+    """Issue 23: in cluster mode a competition has one owner, and a stage starts exactly once even when its
+    owner dies at that moment. The director's start reaches a worker armed to die (a failpoint) once the
+    stage's first table is seated: another worker claims the competition when that owner's lease lapses and
+    seats the rest of the same plan. Every entrant ends up at exactly one table, no slot twice, no stray
+    table, every table dealt from the stage's one board seed."""
+    top_up(cluster)
+    url = str(cluster.database_url)
+    director = players(cluster, registered=False)[0]
+    comp = director.ok("POST", "/api/competitions", {
+        "name": "Cluster Cup", "ruleset": "koutchina", "length": "micro", "bot_level": "random",
+        "turn_seconds": 0, "stages": 2, "starts_in": 3600})
+    cid = int(comp["id"])
+    entrants = [p for _ in range(3) for p in players(cluster, registered=False)]  # 12: three tables
+    for person in entrants:
+        person.ok("POST", f"/api/competitions/{cid}/register", {})
+    cluster.env["ESTIMATION_FAILPOINTS"] = "competition_seating"
+    try:
+        doomed = cluster.add_worker()
+    finally:
+        cluster.env.pop("ESTIMATION_FAILPOINTS")
+    with contextlib.suppress(httpx.HTTPError):  # it dies answering
+        httpx.post(f"{doomed.base}/api/competitions/{cid}/start",
+                   headers={"Authorization": f"Bearer {director.token}"}, timeout=30)
+    assert doomed.proc.wait(30) == 86, "the failpoint was not reached"
+    seated_then = query(url, "SELECT COUNT(*) FROM competition_tables WHERE competition_id = :c", c=cid)[0][0]
+    assert seated_then == 1, "the owner died after the stage's first table, before the others"
+
+    def tables() -> list[tuple[Any, ...]]:
+        return query(url, "SELECT ct.slot, ct.seats, t.status, t.game_seed FROM competition_tables ct JOIN "
+                     "tables t ON t.id = ct.table_id WHERE ct.competition_id = :c ORDER BY ct.slot", c=cid)
+
+    deadline = time.monotonic() + 30
+    while (query(url, "SELECT stage_plan IS NULL FROM competitions WHERE id = :c", c=cid)[0][0] is not True
+           or len(tables()) < 3):
+        assert time.monotonic() < deadline, f"the stage was not seated: {tables()}"
+        time.sleep(0.2)
+    rows = tables()
+    assert [r[0] for r in rows] == [0, 1, 2]
+    seated = [e for r in rows for e in json.loads(r[1]) if e is not None]
+    assert sorted(seated) == sorted(set(seated)) and len(seated) == 12, rows
+    assert {r[3] for r in rows} == {rows[0][3]} and rows[0][3] is not None  # one board seed
+    assert all(r[2] == "playing" for r in rows), rows  # every seat taken: each table's game started
+    assert query(url, "SELECT COUNT(*) FROM tables WHERE competition_id = :c", c=cid)[0][0] == 3
+    assert query(url, "SELECT stage FROM competitions WHERE id = :c", c=cid)[0][0] == 1
+    # Each person at the table the plan gave them, and only there.
+    people = {int(p.account["id"]) for p in entrants}
+    at = query(url, "SELECT s.account_id FROM seats s JOIN tables t ON t.id = s.table_id "
+               "WHERE t.competition_id = :c AND s.account_id IS NOT NULL", c=cid)
+    assert sorted(a for (a,) in at) == sorted(people)
+    owner, epoch = query(url, "SELECT owner, epoch FROM competition_owners WHERE competition_id = :c",
+                         c=cid)[0]
+    assert epoch >= 2 and owner is not None  # claimed again from the dead owner
+    for person in entrants:
+        assert person.ok("GET", f"/api/competitions/{cid}")["mine"]["table_id"] is not None
+    top_up(cluster)

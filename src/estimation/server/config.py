@@ -155,6 +155,9 @@ class Settings(BaseSettings):
     #: A worker's lease on its tables, in seconds: its heartbeat renews it every third of this; a worker
     #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).
     lease_seconds: float = 10.0
+    #: Failpoints (comma-separated names, server/ops/failpoints.py): the process dies at once, as in a
+    #: crash, when it reaches one. For the tests of what a crash at that moment leaves; never set in service.
+    failpoints: str = ""
     #: ``estimation serve`` sets the collector's policy and the GIL's switch interval for its process
     #: (server/ops/tuning.py; undone on stop). Off only to measure what they buy (docs/performance.md).
     process_tuning: bool = True

@@ -40,6 +40,10 @@ LOBBY = "lobby"
 #: Ended sessions, for every process: ``{"type": "session_ended", "token_hash": ...}`` or
 #: ``{"type": "sessions_ended", "account_id": ..., "keep": token hash | None}``.
 SESSIONS = "sessions"
+#: Competitions' news between processes: ``{"type": "competition_poke", "competition": id}`` (a board
+#: finished or a director acted at a worker that does not own the competition: its owner moves it on) and
+#: ``{"type": "competition_watchable", "competition": id}`` (a stage is over: its tables may be watched).
+COMPETITIONS = "competitions"
 #: The ``type`` of a resync notice (:func:`resync_notice`).
 RESYNC = "resync"
 

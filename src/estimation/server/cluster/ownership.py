@@ -117,6 +117,31 @@ _ORPHANS = """
 """
 _RETIRE = "UPDATE workers SET expires_at = now() WHERE id = $1 AND expires_at > now()"
 
+# A competition's owner (its ticker, its stages' seating): claimed as a table is, but never asked for by a
+# client, so never handed over while its owner lives. A claim that finds a live owner gets nothing.
+_CLAIM_COMPETITION = """
+    INSERT INTO competition_owners AS o (competition_id, owner, epoch, since)
+    SELECT $1, $2, 1, now()
+     WHERE EXISTS (SELECT 1 FROM competitions WHERE id = $1)
+       AND EXISTS (SELECT 1 FROM workers WHERE id = $2 AND expires_at > now())
+    ON CONFLICT (competition_id) DO UPDATE
+       SET owner = EXCLUDED.owner, epoch = o.epoch + 1, since = now()
+     WHERE o.owner IS NULL OR o.owner = EXCLUDED.owner
+        OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = o.owner AND w.expires_at > now())
+    RETURNING epoch
+"""
+_RELEASE_COMPETITION = """
+    UPDATE competition_owners SET owner = NULL, since = now()
+     WHERE competition_id = $1 AND owner = $2 AND epoch = $3
+"""
+#: The fencing condition of a competition's write (a stage's move, a table's place in it), in SQL, as
+#: :data:`FENCE` for a table's: true only while this worker owns ``competition`` at ``epoch`` with its
+#: lease alive; a claim waits for the write in flight.
+COMPETITION_FENCE = (
+    "EXISTS (SELECT 1 FROM competition_owners o JOIN workers w ON w.id = o.owner "
+    "WHERE o.competition_id = {competition} AND o.owner = {owner} AND o.epoch = {epoch} "
+    "AND w.expires_at > now() FOR SHARE OF o)")
+
 
 @dataclass(frozen=True, slots=True)
 class Busy:
@@ -156,6 +181,8 @@ class Ownership:
         self.owner = 0
         #: The tables this worker owns now, with the epoch of its claim.
         self.epochs: dict[int, int] = {}
+        #: The competitions this worker owns now, with the epoch of its claim.
+        self.competition_epochs: dict[int, int] = {}
         self.on_lapse: Callable[[], Awaitable[None]] | None = None
         self.on_wanted: Callable[[list[int]], Coroutine[Any, Any, None]] | None = None
         self._pool: Any = None
@@ -204,8 +231,11 @@ class Ownership:
         with contextlib.suppress(Exception):
             for table_id, epoch in list(self.epochs.items()):
                 await self._pool.execute(_RELEASE, table_id, self.owner, epoch)
+            for competition_id, epoch in list(self.competition_epochs.items()):
+                await self._pool.execute(_RELEASE_COMPETITION, competition_id, self.owner, epoch)
             await self._pool.execute(_RETIRE, self.owner)
         self.epochs.clear()
+        self.competition_epochs.clear()
         for closing in (self._beat_conn, self._pool):
             if closing is not None:
                 with contextlib.suppress(Exception):
@@ -291,6 +321,7 @@ class Ownership:
         log.warning("cluster: worker %d's lease lapsed; dropping its %d tables and joining again",
                     self.owner, len(self.epochs))
         self.epochs.clear()
+        self.competition_epochs.clear()
         if self.on_lapse is not None:
             await self.on_lapse()
         await self._register()
@@ -333,10 +364,31 @@ class Ownership:
         rows = await self._pool.fetch(_ORPHANS, self.lease, limit)
         return [int(r["id"]) for r in rows]
 
+    async def claim_competition(self, competition_id: int) -> int | None:
+        """Own ``competition_id`` (it has no live owner, or it is ours): its epoch; None if a live worker
+        owns it (or there is no such competition)."""
+        held = self.competition_epochs.get(competition_id)
+        if held is not None:
+            return held
+        epoch = await self._pool.fetchval(_CLAIM_COMPETITION, competition_id, self.owner)
+        if epoch is None:
+            return None
+        self._count("claimed")
+        self.competition_epochs[competition_id] = int(epoch)
+        return int(epoch)
+
+    def competition_refused(self, competition_id: int) -> None:
+        """A write of ``competition_id`` was refused by the fence: it is not ours any more."""
+        if self._fenced is not None:
+            self._fenced()
+        if self.competition_epochs.pop(competition_id, None) is not None:
+            self._count("lost")
+
     def adopt_created(self, table_id: int, epoch: int) -> None:
         """A table this worker created, with its ownership row written in the same transaction."""
         self.epochs[table_id] = epoch
 
     def stats(self) -> dict[str, Any]:
         """Gauges for the metrics (the counts of changes go to ``changed`` and ``fenced`` as they happen)."""
-        return {"cluster_worker": self.owner, "cluster_tables_owned": len(self.epochs)}
+        return {"cluster_worker": self.owner, "cluster_tables_owned": len(self.epochs),
+                "cluster_competitions_owned": len(self.competition_epochs)}

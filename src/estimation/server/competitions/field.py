@@ -233,6 +233,8 @@ class Field:
             return True
         if self.comp.kind == "robot":
             return False
+        if stage == self.comp.stage and self.comp.stage_plan is not None:
+            return False  # the stage is still being seated
         tables = self.stage_tables(stage)
         return bool(tables) and all(t.finished for t in tables)
 

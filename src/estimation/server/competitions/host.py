@@ -8,6 +8,8 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from ..cluster.bus import Bus
+from ..cluster.ownership import Ownership
+from ..config import Settings
 from ..table.reducer import TableSettings
 from ..table.runtime import TableRuntime
 
@@ -17,6 +19,9 @@ class CompetitionHost(Protocol):
     #: The tables in this process's memory, by id (their committed games are the freshest).
     runtimes: dict[int, TableRuntime]
     bus: Bus
+    settings: Settings
+    #: Cluster mode's claims (None in one process, which owns every competition).
+    ownership: Ownership | None
 
     async def get(self, table_id: int) -> TableRuntime | None:
         """A table's runtime, loaded on first use."""

@@ -8,10 +8,23 @@ recorded (who, after how many rounds, when), a finished board refreshes the stan
 bus (``competition`` messages, docs/protocol.md), and a stage whose every table has finished starts the
 next one. Work for one competition runs one piece at a time under its lock.
 
-Time: a ticker starts upcoming competitions at their start time, closes robot windows, and moves on a swiss
-whose stage ended while the process was down. Starting a
-competition, and each swiss stage, is a conditional ``UPDATE`` from the state before it, so only one
-caller (a director's early start, the ticker, another worker's ticker) ever seats a stage.
+Time: a ticker starts upcoming competitions at their start time, closes robot windows, finishes a stage's
+seating that a crash cut short, and moves on a swiss whose stage ended while the process was down.
+
+Exactly once: starting a competition is a conditional ``UPDATE`` from ``upcoming``; a swiss stage's move is
+a conditional ``UPDATE`` from the stage before that writes the stage's whole seating plan (``stage_plan``) in
+the same statement; the plan's tables are then opened one by one, each recorded under its slot (unique in the
+stage), and the plan is cleared when every table is seated. Whoever finds a plan still there (the same
+process after a restart, another worker after the owner died) opens the slots that have no table and seats
+the entrants missing from the others: nobody is seated twice and every entrant once.
+
+Cluster mode: a competition has one owner (:meth:`~..cluster.ownership.Ownership.claim_competition`, with a
+lease and an epoch as a table's). Only the owner starts it at its time, moves its stages on and closes its
+window, and its stage moves and table slots are fenced by that ownership: a worker that lost it (a stall
+past its lease) has its writes refused. A worker that sees a board finish, or a director's start or resume,
+for a competition it does not own tells the owner over the bus (``competition_poke``); the owner's ticker
+finds the same work a second later if the bus is down. When a stage is over, every process is told
+(``competition_watchable``) so the tables it holds may be watched.
 """
 
 from __future__ import annotations
@@ -28,7 +41,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...competition import (
     CompetitionError,
@@ -41,7 +56,9 @@ from ...competition import (
     robot_seats,
 )
 from ...rulesets import RULESETS
-from ..cluster.bus import LOBBY, user_topic
+from ..cluster.bus import COMPETITIONS, LOBBY, RESYNC, Message, Subscription, user_topic
+from ..cluster.ownership import COMPETITION_FENCE
+from ..ops.failpoints import reached
 from ..storage.models import (
     Account,
     Competition,
@@ -54,6 +71,7 @@ from ..storage.models import (
 )
 from ..table.reducer import Events, TableSettings
 from ..table.runtime import TableError, TableRuntime
+from ..table.store import Fenced, TableMoved
 from .field import Field, read_field, seats_of
 from .host import CompetitionHost
 
@@ -67,6 +85,10 @@ PUSHED_ROWS = 50
 ANNOUNCE_SECONDS = 0.25
 #: A swiss needs two tables for any board to count (a board played by one table counts for nobody).
 SWISS_MINIMUM = 5
+
+
+class CompetitionFenced(Exception):
+    """A competition's write refused by its fence: this worker does not own the competition (any more)."""
 
 
 def no_such_competition() -> TableError:
@@ -110,6 +132,7 @@ class Competitions:
         self._cost: dict[int, float] = {}
         #: Rounds each competition table had finished when last seen (a board finished when it grows).
         self._rounds: dict[int, int] = {}
+        self._news: Subscription | None = None
 
     def lock(self, competition_id: int) -> asyncio.Lock:
         lock = self._locks.get(competition_id)
@@ -119,9 +142,13 @@ class Competitions:
 
     # --- start, stop, the clock ---------------------------------------------------------------------
     async def start(self) -> None:
+        self._news = self.hub.bus.subscribe(COMPETITIONS, self._heard)
         self._ticker = asyncio.create_task(self._tick_forever())
 
     async def stop(self) -> None:
+        if self._news is not None:
+            self._news.close()
+            self._news = None
         for task in [self._ticker, *self._tasks]:
             if task is not None:
                 task.cancel()
@@ -138,7 +165,9 @@ class Competitions:
             await asyncio.sleep(TICK_SECONDS)
 
     async def tick(self) -> None:
-        """Start what is due; close robot windows that have ended."""
+        """Start what is due; close robot windows that have ended; finish a seating cut short; move on a
+        stalled swiss. In cluster mode each only for a competition this worker owns (or claims now: its
+        owner is gone)."""
         now = utcnow()
         async with self.hub.session() as db:
             due = (await db.scalars(select(Competition.id).where(
@@ -154,14 +183,91 @@ class Competitions:
                               CompetitionTable.stage == Competition.stage, Table.status != "finished"))
             stalled = (await db.scalars(select(Competition.id).where(
                 Competition.kind == "swiss", Competition.status == "running", Competition.stage >= 1,
-                ~playing.exists()))).all()
-        for cid in due:
-            with contextlib.suppress(TableError):
-                await self.start_now(cid, None)
-        for cid in closing:
-            await self._close_window(cid)
-        for cid in stalled:
-            await self._after_board(cid)
+                Competition.stage_plan.is_(None), ~playing.exists()))).all()
+            # A stage being seated (its plan not cleared yet), or a swiss started and not seated at all:
+            # the process that was doing it stopped (or another worker started it).
+            seating = (await db.scalars(select(Competition.id).where(
+                Competition.kind == "swiss",
+                (Competition.stage_plan.is_not(None) & Competition.status.in_(("running", "paused")))
+                | ((Competition.stage == 0) & (Competition.status == "running"))))).all()
+        work: list[tuple[int, Callable[[], Awaitable[None]]]] = [
+            *((c, lambda c=c: self.start_now(c, None)) for c in due),
+            *((c, lambda c=c: self._close_window(c)) for c in closing),
+            *((c, lambda c=c: self._seat(c)) for c in seating),
+            *((c, lambda c=c: self._after_board(c)) for c in stalled)]
+        for cid, job in work:
+            if not await self.mine(cid):
+                continue
+            try:
+                await job()
+            except TableError:
+                pass  # started meanwhile (a director's early start), and the like
+            except (CompetitionFenced, TableMoved):
+                log.info("competition %s: not this worker's now; left to its owner", cid)
+
+    async def mine(self, competition_id: int) -> bool:
+        """Whether this process moves the competition on: always in one process; in cluster mode only its
+        owner (claimed here if no live worker owns it)."""
+        ownership = self.hub.ownership
+        return ownership is None or await ownership.claim_competition(competition_id) is not None
+
+    def _poke(self, competition_id: int) -> None:
+        """Ask the competition's owner (wherever it is) to look at it now."""
+        self.hub.bus.publish(COMPETITIONS, {"type": "competition_poke", "competition": competition_id})
+
+    def _heard(self, _topic: str, message: Message) -> None:
+        kind, competition_id = message.get("type"), message.get("competition")
+        if kind == RESYNC:
+            return  # a lost poke is found by the owner's ticker; a lost stage end by the next load
+        if not isinstance(competition_id, int):
+            return
+        if kind == "competition_poke":
+            self._later(lambda: self._poked(competition_id))
+        elif kind == "competition_watchable":
+            self._later(lambda: self._refresh_watchable(competition_id))
+
+    async def _poked(self, competition_id: int) -> None:
+        ownership = self.hub.ownership
+        if ownership is not None and competition_id in ownership.competition_epochs:
+            with contextlib.suppress(CompetitionFenced, TableMoved):
+                await self._seat(competition_id)
+                await self._after_board(competition_id)
+
+    async def _refresh_watchable(self, competition_id: int) -> None:
+        """A stage is over (or the competition): the tables held here may be watched as it now allows."""
+        held = [r for r in self.hub.runtimes.values() if r.rules.competition == competition_id]
+        if not held:
+            return
+        found = await read_field(self.hub, competition_id, with_games=False)
+        if found is None:
+            return
+        stage_of = {t.table_id: t.stage for t in found.tables}
+        for runtime in held:
+            if runtime.id in stage_of:
+                runtime.watchable = found.watchable(stage_of[runtime.id])
+
+    def _fence(self, competition_id: int) -> tuple[str, dict[str, int]] | None:
+        """The fencing condition of this worker's writes of the competition (None in one process)."""
+        ownership = self.hub.ownership
+        if ownership is None:
+            return None
+        epoch = ownership.competition_epochs.get(competition_id)
+        if epoch is None:
+            raise CompetitionFenced(competition_id)
+        return (COMPETITION_FENCE.format(competition=":fence_competition", owner=":fence_owner",
+                                         epoch=":fence_epoch"),
+                {"fence_competition": competition_id, "fence_owner": ownership.owner, "fence_epoch": epoch})
+
+    async def _check_fence(self, db: AsyncSession, competition_id: int) -> None:
+        """Inside ``db``'s transaction: refuse (:class:`CompetitionFenced`) unless this worker still owns the
+        competition; the ownership row stays share-locked until the transaction ends, so a claim waits."""
+        fence = self._fence(competition_id)
+        if fence is None:
+            return
+        if not await db.scalar(text("SELECT " + fence[0]).bindparams(**fence[1])):
+            assert self.hub.ownership is not None
+            self.hub.ownership.competition_refused(competition_id)
+            raise CompetitionFenced(competition_id)
 
     def _later(self, work: Callable[[], Awaitable[None]]) -> None:
         async def run() -> None:
@@ -304,20 +410,31 @@ class Competitions:
             if not await self._set(competition_id, "upcoming", **values):
                 raise TableError("started", "the competition has started already", 409)
             if comp.kind == "swiss":
-                await self._seat_stage(competition_id, 1)
+                if await self.mine(competition_id):
+                    await self._seat_stage(competition_id, 1)
+                else:
+                    self._poke(competition_id)  # its owner seats it (or this worker's ticker, once it's gone)
         await self._announce(competition_id)
 
+    async def _seat(self, competition_id: int) -> None:
+        """The owner's look at a swiss's seating: a started swiss not seated yet gets stage 1; a stage whose
+        plan is still there gets the rest of its tables."""
+        async with self.lock(competition_id):
+            found = await self._read(competition_id)
+            comp = found.comp
+            if comp.kind != "swiss":
+                return
+            if comp.stage == 0 and comp.status == "running":
+                await self._seat_stage(competition_id, 1)
+            elif comp.stage_plan is not None:
+                await self._seat_plan(competition_id)
+
     async def _seat_stage(self, competition_id: int, stage: int) -> None:
-        """Seat every entrant of the field (not removed) for ``stage``: stage 1 by the core's seeded draw,
-        later stages by the standings (the core's grouping); bots fill short tables."""
+        """Move on to ``stage`` and seat every entrant of the field (not removed): stage 1 by the core's
+        seeded draw, later stages by the standings (the core's grouping); bots fill short tables. The plan
+        is written with the move, in one fenced conditional ``UPDATE``: only one caller ever makes it."""
         found = await self._read(competition_id)
         comp = found.comp
-        async with self.hub.session() as db, db.begin():
-            moved = await db.execute(update(Competition).where(
-                Competition.id == competition_id, Competition.stage == stage - 1).values(stage=stage)
-                .execution_options(synchronize_session=False))
-        if moved.rowcount != 1:  # type: ignore[attr-defined]
-            return  # seated by someone else already
         gone = {x.entry_id for x in found.leaves}  # a leaver has left the competition, not just a table
         playing = [e for e in found.field_ids if not found.entries[e].removed and e not in gone]
         if stage == 1:
@@ -326,33 +443,95 @@ class Competitions:
             ranked = [e for e in ranking(found.scored().standings) if e in set(playing)]
             previous = [[seats_of(t) for t in found.stage_tables(s)] for s in range(1, stage)]
             tables = next_stage(ranked, previous)
-        for seats in tables:
-            await self._open_table(found, stage, 1, seats)
+        fence = self._fence(competition_id)
+        async with self.hub.session() as db, db.begin():
+            moved = await db.execute(update(Competition).where(
+                Competition.id == competition_id, Competition.stage == stage - 1,
+                *(() if fence is None else (text(fence[0]).bindparams(**fence[1]),)))
+                .values(stage=stage, stage_plan=json.dumps([list(t) for t in tables]))
+                .execution_options(synchronize_session=False))
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            if fence is not None and not await self._still_mine(competition_id):
+                raise CompetitionFenced(competition_id)
+            return  # moved on by someone else already
+        await self._seat_plan(competition_id)
 
-    async def _open_table(self, found: Field, stage: int, instance: int, seats: Seats) -> int:
-        """One competition table through the hub's table path, its entrants seated (the last one seated
-        starts its game, dealt from the stage's board seed)."""
+    async def _still_mine(self, competition_id: int) -> bool:
+        async with self.hub.session() as db, db.begin():
+            try:
+                await self._check_fence(db, competition_id)
+            except CompetitionFenced:
+                return False
+        return True
+
+    async def _seat_plan(self, competition_id: int) -> None:
+        """Open the plan's tables that have none yet and seat the entrants missing at the others (a seating
+        cut short by a crash goes on where it stopped); then clear the plan: the stage is seated."""
+        found = await self._read(competition_id)
+        comp = found.comp
+        if comp.stage_plan is None:
+            return
+        plan: list[Seats] = [tuple(seats) for seats in json.loads(comp.stage_plan)]
+        placed = {t.slot: t for t in found.stage_tables(comp.stage)}
+        for slot, seats in enumerate(plan):
+            table = placed.get(slot)
+            if table is None:
+                await self._open_table(found, comp.stage, 1, seats, slot)
+            else:
+                runtime = await self.hub.get(table.table_id)
+                if runtime is not None:
+                    await self._seat_entrants(found, runtime, comp.stage, seats)
+            if slot == 0:
+                reached(self.hub.settings.failpoints, "competition_seating")
+        fence = self._fence(competition_id)
+        async with self.hub.session() as db, db.begin():
+            await db.execute(update(Competition).where(
+                Competition.id == competition_id, Competition.stage == comp.stage,
+                *(() if fence is None else (text(fence[0]).bindparams(**fence[1]),)))
+                .values(stage_plan=None).execution_options(synchronize_session=False))
+        await self._announce(competition_id)
+
+    async def _open_table(self, found: Field, stage: int, instance: int, seats: Seats, slot: int) -> int:
+        """One competition table through the hub's table path, recorded under its ``slot`` (a swiss's write
+        fenced by this worker's ownership), its entrants seated (the last one seated starts its game, dealt
+        from the stage's board seed). A slot taken meanwhile (:class:`IntegrityError`) or a refused fence: the
+        table just made is abandoned and the error raised."""
         comp = found.comp
         robot = comp.kind == "robot"
         runtime = await self.hub.create_table(comp.director_id, TableSettings(
             comp.ruleset, comp.length, 0, True, tuple(i for i, e in enumerate(seats) if e is None),
             comp.bot_level, 0 if robot else comp.turn_seconds, competition=comp.id,
             seed=board_seed(comp.seed, stage, instance)))
-        async with self.hub.session() as db, db.begin():
-            db.add(CompetitionTable(table_id=runtime.id, competition_id=comp.id, stage=stage,
-                                    instance=instance, seats=json.dumps(list(seats)), finished=False))
+        try:
+            async with self.hub.session() as db, db.begin():
+                if not robot:
+                    await self._check_fence(db, comp.id)
+                db.add(CompetitionTable(table_id=runtime.id, competition_id=comp.id, stage=stage,
+                                        instance=instance, seats=json.dumps(list(seats)), finished=False,
+                                        slot=slot))
+        except (IntegrityError, CompetitionFenced):
+            with contextlib.suppress(TableError, Fenced, TableMoved):
+                await runtime.abandon("not a competition table")
+            raise
+        self._rounds[runtime.id] = 0
+        await self._seat_entrants(found, runtime, stage, seats)
+        return runtime.id
+
+    async def _seat_entrants(self, found: Field, runtime: TableRuntime, stage: int, seats: Seats) -> None:
+        """Seat each of ``seats``' entrants not seated there yet, and tell them where their table is."""
+        async with self.hub.session() as db:
             guests = dict((await db.execute(select(Account.id, Account.is_guest).where(Account.id.in_(
                 [found.entries[e].account_id for e in seats if e is not None])))).tuples().all())
-        self._rounds[runtime.id] = 0
         for seat, entrant in enumerate(seats):
             if entrant is None:
                 continue
             entry = found.entries[entrant]
-            await runtime.join(entry.account_id, entry.name, bool(guests.get(entry.account_id)), seat, False,
-                               runtime.rules.invite_code)
+            if runtime.seats[seat].account_id != entry.account_id:
+                await runtime.join(entry.account_id, entry.name, bool(guests.get(entry.account_id)), seat,
+                                   False, runtime.rules.invite_code)
             self.hub.bus.publish(user_topic(entry.account_id), {
-                "type": "competition_table", "competition": comp.id, "stage": stage, "table_id": runtime.id})
-        return runtime.id
+                "type": "competition_table", "competition": found.comp.id, "stage": stage,
+                "table_id": runtime.id})
 
     async def play_robot(self, competition_id: int, me: Account) -> int:
         """A robot entrant's table: made at its first call inside the window (seat 0, three bots, its
@@ -373,7 +552,13 @@ class Competitions:
                                                 "over)", 409)
             if mine.removed:
                 raise TableError("removed", "the director removed you from this competition", 409)
-            return await self._open_table(found, 1, mine.instance, robot_seats(mine.id))
+            try:
+                return await self._open_table(found, 1, mine.instance, robot_seats(mine.id), mine.id)
+            except IntegrityError:  # another worker opened this entrant's table a moment ago: that one
+                table = (await self._read(competition_id)).table_of(mine.id, 1)
+                if table is None:
+                    raise
+                return table.table_id
 
     async def pause(self, competition_id: int, me: Account, paused: bool) -> None:
         """Pause: no stage starts and no robot table opens until the director resumes (the tables in
@@ -385,7 +570,10 @@ class Competitions:
                 raise TableError("not_" + before, f"the competition is not {before}", 409)
             await self._set(competition_id, before, status=after)
         if not paused:
-            await self._after_board(competition_id)
+            if await self.mine(competition_id):
+                await self._after_board(competition_id)
+            else:
+                self._poke(competition_id)
         await self._announce(competition_id)
 
     async def remove(self, competition_id: int, me: Account, entry_id: int) -> None:
@@ -494,7 +682,10 @@ class Competitions:
             async with self.lock(competition_id), self.hub.session() as db, db.begin():
                 await db.execute(update(CompetitionTable).where(CompetitionTable.table_id == table_id)
                                  .values(finished=True).execution_options(synchronize_session=False))
-        await self._after_board(competition_id)
+        if self.hub.ownership is None or competition_id in self.hub.ownership.competition_epochs:
+            await self._after_board(competition_id)
+        elif over:
+            self._poke(competition_id)  # the owner moves the stage on
         await self._announce(competition_id)
 
     async def _after_board(self, competition_id: int) -> None:
@@ -504,10 +695,7 @@ class Competitions:
             found = await self._read(competition_id)
             comp = found.comp
             if comp.kind == "swiss" and comp.stage >= 1 and found.stage_over(comp.stage):
-                for t in found.stage_tables(comp.stage):
-                    runtime = self.hub.runtimes.get(t.table_id)
-                    if runtime is not None:
-                        runtime.watchable = not comp.private
+                self._watchable(competition_id)
                 if comp.status != "running":
                     return
                 if comp.stage < comp.stages:
@@ -543,10 +731,12 @@ class Competitions:
             if entry is not None and not any(x.entry_id == entry.id for x in found.leaves):
                 await self._leave_table(found, entry, t, "window")
         await self._set(found.comp.id, found.comp.status, status="finished", finished_at=utcnow())
-        for t in found.tables:
-            runtime = self.hub.runtimes.get(t.table_id)
-            if runtime is not None:
-                runtime.watchable = not found.comp.private
+        self._watchable(found.comp.id)
+
+    def _watchable(self, competition_id: int) -> None:
+        """A stage (or the competition) is over: every process looks again at whether the tables it holds
+        may be watched (this one too: the bus delivers to its publisher)."""
+        self.hub.bus.publish(COMPETITIONS, {"type": "competition_watchable", "competition": competition_id})
 
     # --- helpers ---------------------------------------------------------------------------------------
     async def _read(self, competition_id: int) -> Field:

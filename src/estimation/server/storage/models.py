@@ -261,6 +261,17 @@ class TableOwner(Base):
     since: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
 
 
+class CompetitionOwner(Base):
+    """Which worker owns a competition (cluster mode; NULL: released) and at which epoch, as
+    :class:`TableOwner` for a table. See server/cluster/ownership.py."""
+
+    __tablename__ = "competition_owners"
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), primary_key=True)
+    owner: Mapped[int | None] = mapped_column(BigInteger)
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    since: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
 class LiveSeat(Base):
     """One row per player seated at an open or playing table (migration 0009_live_seats): its primary key,
     the account, makes "one live table a player" hold in the database, so two workers (or two processes)
@@ -299,6 +310,9 @@ class Competition(Base):
     stage: Mapped[int] = mapped_column(Integer, default=0)
     #: Every board's deals follow from it (the competition core's board seeds).
     seed: Mapped[int] = mapped_column(BigInteger)
+    #: The seats of the stage in play (JSON: a list of tables, each four entrant ids or null for a bot),
+    #: written with the stage's move (migration 0013): whoever finishes the seating seats exactly this.
+    stage_plan: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
@@ -325,13 +339,18 @@ class CompetitionTable(Base):
     null for a bot). ``finished`` once its game is over."""
 
     __tablename__ = "competition_tables"
-    __table_args__ = (Index("ix_competition_tables_stage", "competition_id", "stage", "instance"),)
+    __table_args__ = (Index("ix_competition_tables_stage", "competition_id", "stage", "instance"),
+                      Index("uq_competition_tables_slot", "competition_id", "stage", "instance", "slot",
+                            unique=True))
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"))
     stage: Mapped[int] = mapped_column(Integer)
     instance: Mapped[int] = mapped_column(Integer, default=1)
     seats: Mapped[str] = mapped_column(Text)
     finished: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Which table of the stage's plan this is (a robot table: its entrant's id); unique in its stage and
+    #: instance, so a slot is never seated twice (migration 0013).
+    slot: Mapped[int | None] = mapped_column(Integer)
 
 
 class CompetitionLeave(Base):
