@@ -278,8 +278,11 @@ class Player:
         self._ids = itertools.count(1)
 
     async def connect(self, last_version: int | None = None) -> dict[str, Any]:
+        # max_queue=None: a test client that does not read (a spectator that only chats) still takes what
+        # the server sends off the wire; with a bounded queue it stopped reading, never saw the server's
+        # answer to its close and waited out the 10 s close timeout.
         self.ws = await websockets.connect(f"{self.server.ws_base}/ws/tables/{self.table_id}",
-                                           max_size=2**22, open_timeout=30)
+                                           max_size=2**22, open_timeout=30, max_queue=None)
         hello: dict[str, Any] = {"type": "hello"}
         if self.token:
             hello["token"] = self.token
