@@ -1,6 +1,7 @@
-"""Competitions in the browser (issue 23): six people (browser contexts) and bots play a two-stage swiss of
-koutchina micro to the end, taken to their tables when each stage starts, and read the standings and a
-board's traveller; one person plays a robot competition on a phone viewport, leaving and coming back.
+"""Competitions in the browser (issue 23): eight people (browser contexts) and bots play a two-stage swiss
+of koutchina micro to the end, taken to their tables when each stage starts (one person leaves a table
+in stage 1: a bot plays the seat on, and stage 2 seats seven people and a bot), and read the standings and
+a board's traveller; one person plays a robot competition on a phone viewport, leaving and coming back.
 
 Everything a person does is a click on a visible control; screenshots go to $ESTIMATION_SCREENSHOTS (the
 docs' ones: ESTIMATION_SCREENSHOTS=docs/screenshots), else to the test's temporary folder.
@@ -74,7 +75,7 @@ def _create_competition(page: Any, **fields: str) -> int:
 
 def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path: Path) -> None:
     out = _shots(tmp_path)
-    contexts = [w.new_context(browser) for _ in range(6)]
+    contexts = [w.new_context(browser) for _ in range(8)]
     for context in contexts:
         context.set_default_timeout(60_000)  # as in the robot test below: standings on a loaded machine
     try:
@@ -89,7 +90,7 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
                 page.goto(f"{web_server.base}/?pause=40#/competition/{cid}")
             page.click("#c-register")
             page.wait_for_selector("#c-withdraw")
-        director.wait_for_selector("#c-entrant-list li >> nth=5")
+        director.wait_for_selector("#c-entrant-list li >> nth=7")
         assert "Starts in" in director.inner_text("#c-countdown")
         director.screenshot(path=str(out / "competition-upcoming-desktop-en.png"), full_page=True)
         director.click("#c-start")
@@ -102,6 +103,18 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
         pages[1].wait_for_selector(".chat.phrases-only")
         assert pages[1].locator("#chat-input").is_hidden()
         pages[1].wait_for_selector("#chat-phrases button")
+        # A leaver: after a move of their own, the last person leaves their table (the dialog says a bot
+        # plays on); they are back in the lobby, and out of the competition's next stage.
+        leaver, pages = pages[-1], pages[:-1]
+        moved_once = False
+        while not moved_once:
+            moved_once = _act(leaver)
+            for page in pages:
+                _act(page)
+        w.close_dialogs(leaver)
+        leaver.click("#leave-btn")
+        leaver.click("#leave-dialog button.ok")
+        leaver.wait_for_selector("#lobby, .lobby", timeout=30_000)
         waited = False
         stage2: set[int | None] = set()
         deadline = time.monotonic() + 600
@@ -139,15 +152,16 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
         # The end: standings with MP and %, a board's traveller from both tables, a replay of one.
         reader = pages[2]
         reader.goto(f"{web_server.base}/?pause=40#/competition/{cid}")
-        reader.wait_for_selector("#c-standings-table tbody tr >> nth=5")
+        reader.wait_for_selector("#c-standings-table tbody tr >> nth=7")
         assert "The competition is over." in reader.inner_text("#c-wait")
         rows = reader.locator("#c-standings-table tbody tr")
-        assert rows.count() == 6
+        assert rows.count() == 8
+        assert "Player 8 (left)" in reader.inner_text("#c-standings-table")
         assert re.search(r"\d+\.\d\d%", reader.inner_text("#c-standings-table"))
         reader.click("#c-boards button[data-stage='2'][data-round='3']")
         reader.wait_for_selector("#c-traveller-table tbody tr >> nth=7")
         traveller = reader.inner_text("#c-traveller-table")
-        assert traveller.count("Bot") >= 2 and "Player" in traveller
+        assert traveller.count("Bot") == 1 and traveller.count("Player") == 7  # stage 2: seven and a bot
         assert reader.locator("#c-my-boards li").count() == 10  # five boards a stage, two stages
         assert "Best" in reader.inner_text("#c-best")
         reader.screenshot(path=str(out / "competition-finished-desktop-en.png"), full_page=True)
@@ -162,7 +176,7 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
         assert "الترتيب" in reader.inner_text("#c-standings")
         reader.screenshot(path=str(out / "competition-finished-desktop-ar.png"), full_page=True)
         reader.click("#lang-toggle")
-        for page in pages:
+        for page in (*pages, leaver):
             assert not page.js_errors, page.js_errors
     finally:
         for ctx in contexts:

@@ -510,12 +510,15 @@ export class TablePage {
 
   renderBar(v) {
     const tb = this.table;
-    const mine = this.myTurn();
     const meSeat = tb && this.seat !== null ? tb.seats[this.seat] : null;
+    // Away, a bot plays our turns: the bar says so even while our legal moves are still on show (a click
+    // brings us back), never "Your turn".
+    const away = !!(meSeat && meSeat.away);
+    const mine = this.myTurn() && !away;
     // Over: the phase says "Game over" (once), and the multiplier is the last round's, not a next one's.
     const turn = v.over ? ""
       : v.to_move === null ? "" : mine ? t("your_turn")
-        : v.to_move === this.seat ? (meSeat && meSeat.away ? t("bot_playing_for_you") : "…")
+        : v.to_move === this.seat ? (away ? t("bot_playing_for_you") : "…")
           : t("waiting_for", { name: v.players[v.to_move] });
     const kind = v.kind ? t(`kind_${v.kind}`) : "";
     return h("div", { class: "bar" },
