@@ -211,7 +211,8 @@ async def measure(url: str, path: Path | None, args: argparse.Namespace, played:
         began = time.monotonic()
         pruned = await prune(sessionmaker(engine), Settings(database_url=url, journal_keep_seconds=0))
         took = time.monotonic() - began
-        print(f"pruned {pruned.events:,} journal rows in {took:.1f} s")
+        print(f"pruned {pruned.events:,} journal rows in {took:.1f} s; the slowest batch's transaction "
+              f"{1000 * pruned.slowest_batch:.0f} ms")
         after = await sizes(engine, path)
         show("after pruning", after)
         vacuumed = await vacuum(engine, full=False)
@@ -219,6 +220,7 @@ async def measure(url: str, path: Path | None, args: argparse.Namespace, played:
         show(f"after VACUUM ({vacuumed:.1f} s)", after_vacuum)
         result = {"games": games, "templates": args.templates, "ruleset": args.ruleset, "length": args.length,
                   "played_s": played, "copied_s": copied, "prune_s": took, "pruned_events": pruned.events,
+                  "slowest_batch_ms": 1000 * pruned.slowest_batch,
                   "before": before, "after": after, "after_vacuum": after_vacuum, "vacuum_s": vacuumed}
         if engine.dialect.name != "sqlite":
             full = await vacuum(engine, full=True)

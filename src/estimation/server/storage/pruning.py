@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -32,7 +33,11 @@ from .models import ChatMessage, ChatReport, Event, Table, Worker, utcnow
 log = logging.getLogger("estimation.pruning")
 
 #: Finished tables whose journals one statement deletes: a bounded transaction, however far behind it is.
-BATCH = 500
+#: Small, because on SQLite the statement runs on the event loop's thread and holds the one writer: 20
+#: micro games are some 5,600 journal rows, about 60 ms (bench/pruning.py measures the slowest batch).
+BATCH = 20
+#: Seconds between two batches: the tables in play get the loop and the writer in between.
+PAUSE = 0.01
 
 
 async def _deleted(db: AsyncSession, statement: Delete) -> int:
@@ -48,6 +53,8 @@ class Pruned:
     workers: int = 0
     chat_messages: int = 0
     chat_reports: int = 0
+    #: The longest journal batch's transaction, in seconds (what a table's commit may have waited).
+    slowest_batch: float = 0.0
 
 
 async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
@@ -55,8 +62,10 @@ async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
     """One pass over everything that may go; ``now`` is for tests (naive UTC, as the models store it)."""
     now = now or utcnow()
     events = 0
+    slowest = 0.0
     journal_before = now - dt.timedelta(seconds=settings.journal_keep_seconds)
     while True:
+        began = time.perf_counter()
         async with session() as db, db.begin():
             tables = (await db.scalars(
                 select(Table.id).where(
@@ -64,9 +73,12 @@ async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
                     Table.record_version == Table.version,
                     exists().where(Event.table_id == Table.id))
                 .limit(BATCH))).all()
-            if not tables:
-                break
-            events += await _deleted(db, delete(Event).where(Event.table_id.in_(tables)))
+            if tables:
+                events += await _deleted(db, delete(Event).where(Event.table_id.in_(tables)))
+        slowest = max(slowest, time.perf_counter() - began)
+        if not tables:
+            break
+        await asyncio.sleep(PAUSE)
     async with session() as db, db.begin():
         # Worker rows carry timezone-aware times (the cluster's SQL uses now()).
         worker_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=settings.worker_rows_keep_seconds)
@@ -78,7 +90,8 @@ async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
             ChatReport.resolved.is_(True), ChatReport.message_id.in_(old)))
         messages = await _deleted(db, delete(ChatMessage).where(
             ChatMessage.created_at < chat_before, ~open_report))
-    return Pruned(events=events, workers=workers, chat_messages=messages, chat_reports=reports)
+    return Pruned(events=events, workers=workers, chat_messages=messages, chat_reports=reports,
+                  slowest_batch=slowest)
 
 
 class Pruner:
@@ -104,7 +117,7 @@ class Pruner:
         while True:
             try:
                 self.last = await prune(self.session, self.settings)
-                if any(vars(self.last).values()):
+                if self.last.events or self.last.workers or self.last.chat_messages:
                     log.info("pruned %s", self.last)
             except Exception:
                 log.exception("pruning failed")
