@@ -113,10 +113,10 @@ async def copy_games(engine: AsyncEngine, copies: int) -> tuple[int, float]:
     began = time.monotonic()
     async with engine.begin() as conn:
         stride = int((await conn.execute(text("SELECT max(id) FROM tables"))).scalar_one())
-        columns = {name: [c for (c,) in (await conn.execute(text(
-            "SELECT name FROM pragma_table_info(:t)" if engine.dialect.name == "sqlite" else
-            "SELECT column_name FROM information_schema.columns WHERE table_name = :t "
-            "ORDER BY ordinal_position"), {"t": name}))] for name in COPIED}
+        listing = ("SELECT name FROM pragma_table_info(:t)" if engine.dialect.name == "sqlite" else
+                   "SELECT column_name FROM information_schema.columns WHERE table_name = :t "
+                   "AND table_schema = current_schema() ORDER BY ordinal_position")
+        columns = {name: [c for (c,) in (await conn.execute(text(listing), {"t": name}))] for name in COPIED}
         await conn.execute(text("CREATE TABLE bench_copies (n INTEGER PRIMARY KEY)"))
     for first in range(1, copies + 1, COPIES_PER_STATEMENT):
         last = min(copies, first + COPIES_PER_STATEMENT - 1)
