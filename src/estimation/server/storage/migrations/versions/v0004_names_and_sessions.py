@@ -13,6 +13,9 @@ Revises: 0003_social
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -22,9 +25,40 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade() -> None:
-    from estimation.server.access import names
+# A migration is history: it must backfill tomorrow exactly as it did when it was written, so it keeps its
+# own frozen copy of the name key of that time (``access.names.key`` and ``_fold`` as they were then) rather
+# than importing the live one, which is free to change. Do not "fix" it to follow names.py.
+@functools.cache
+def _profiles() -> tuple[Any, Any]:
+    import precis_i18n
 
+    return precis_i18n.get_profile("NicknameCasePreserved"), precis_i18n.get_profile("NicknameCaseMapped")
+
+
+@functools.cache
+def _fold(char: str) -> str:
+    """A letter that looks like an ASCII letter or digit, as that one; any other character as itself."""
+    from confusable_homoglyphs import confusables
+
+    if char.isascii():
+        return char
+    alike = (entry["c"].strip("\u200e\u200f") for entry in confusables.confusables_data.get(char, ()))
+    ascii_alike = sorted((not c.isalpha(), c) for c in alike if len(c) == 1 and c.isascii() and c.isalnum())
+    return ascii_alike[0][1] if ascii_alike else char
+
+
+def _key(text: str) -> str:
+    """The form two names were compared in (PRECIS NicknameCaseMapped of the look-alike-folded Nickname
+    form); ``ValueError`` for a name PRECIS refuses."""
+    shown, compared = _profiles()
+    try:
+        folded = "".join(_fold(c) for c in str(shown.enforce(text)))
+        return str(compared.enforce(folded))
+    except UnicodeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def upgrade() -> None:
     bind = op.get_bind()
     rows = bind.execute(sa.text(
         "SELECT id, name, login FROM accounts WHERE login IS NOT NULL ORDER BY id")).all()
@@ -32,7 +66,7 @@ def upgrade() -> None:
     moved: dict[int, str] = {}
     for account_id, name, login in rows:
         try:
-            key = names.key(name)
+            key = _key(name)
         except ValueError:
             key = login
         if key in seen:
