@@ -490,9 +490,9 @@ class SqlTableStore:
 
         Nothing here may wait inside the writer's turn: the pool's checkout can (when every connection is
         out), so it comes first; and the session is closed directly, not by ``async with`` (SQLAlchemy
-        closes in a task of its own, a turn of the loop). Waiting in the turn made every later transaction
+        closes in a task of its own, a turn of the loop). Waiting in the turn makes every later transaction
         wait a turn of the loop to take it over: 0.5 s (2.8 s at worst) for a game's last action when 500
-        games ended in a minute.
+        games end in a minute.
 
         In cluster mode the table's ``UPDATE`` carries the fence (``ownership.FENCE``): refused, the whole
         transaction (coins, history rows, seats, the event) rolls back and :class:`Fenced` is raised."""
@@ -721,7 +721,7 @@ def _live(state: TableState) -> set[int]:
 
 
 async def _write_live_seats(db: AsyncSession, table_id: int, before: TableState, after: TableState) -> None:
-    """Keep ``live_seats`` with the table's seats (one live table a player, in the database: issue 25, B2).
+    """Keep ``live_seats`` with the table's seats (one live table a player, kept by the database itself).
     A player who comes here while a live seat of theirs is somewhere else fails on its primary key, whichever
     worker wrote that one (PostgreSQL makes the second writer wait for the first's commit): the whole change
     rolls back, stake and all, as ``seated_elsewhere``. A row whose seat is no longer live (left by a server
