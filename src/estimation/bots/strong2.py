@@ -2,7 +2,7 @@
 measured weaker (docs/bots.md), which is why it is a level of its own.
 
 It decides as `strong` does, from the same candidates, the same rollouts (every seat aiming at
-its own estimate), the same exact endgame and the same declaration evidence; what changed is how much
+its own estimate), the same exact endgame and the same declaration evidence; what differs is how much
 work a decision gets, and where:
 
 1. **The play's deals are drawn once a deal** (:mod:`.particles`): weighted by the declarations at the
