@@ -41,8 +41,8 @@ class Settings(BaseSettings):
     #: After a round is scored every page shows its breakdown over the table: a person's turn clock waits
     #: this long (at most) before it runs, so that nobody reading the scores is marked away.
     round_end_seconds: float = 20.0
-    #: Processes the bots think in (server/bot_pool.py), started when a table with bots plays; 0: one fewer
-    #: than the machine's cores, at least one (the event loop keeps a core).
+    #: Processes the bots think in (server/table/bot_pool.py), started when a table with bots plays; 0: one
+    #: fewer than the machine's cores, at least one (the event loop keeps a core).
     bot_workers: int = 0
     #: Largest WebSocket message the protocol accepts; larger ones get an error, the connection stays.
     max_message_bytes: int = 4096
@@ -150,7 +150,7 @@ class Settings(BaseSettings):
     metrics_port: int = 0
     #: Cluster mode (docs/deploy.md): this process is one of several workers behind a
     #: balancer, sharing one PostgreSQL database (and ``redis_url`` for the bus); each table is owned by one
-    #: worker at a time (server/ownership.py). Refused on SQLite.
+    #: worker at a time (server/cluster/ownership.py). Refused on SQLite.
     cluster: bool = False
     #: A worker's lease on its tables, in seconds: its heartbeat renews it every third of this; a worker
     #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).
