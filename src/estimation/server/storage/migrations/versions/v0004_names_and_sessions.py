@@ -14,10 +14,11 @@ Revises: 0003_social
 from __future__ import annotations
 
 import functools
-from typing import Any
 
+import precis_i18n
 import sqlalchemy as sa
 from alembic import op
+from confusable_homoglyphs import confusables
 
 revision = "0004_names"
 down_revision = "0003_social"
@@ -28,18 +29,13 @@ depends_on = None
 # A migration is history: it must backfill tomorrow exactly as it did when it was written, so it keeps its
 # own frozen copy of the name key of that time (``access.names.key`` and ``_fold`` as they were then) rather
 # than importing the live one, which is free to change. Do not "fix" it to follow names.py.
-@functools.cache
-def _profiles() -> tuple[Any, Any]:
-    import precis_i18n
-
-    return precis_i18n.get_profile("NicknameCasePreserved"), precis_i18n.get_profile("NicknameCaseMapped")
+_SHOWN = precis_i18n.get_profile("NicknameCasePreserved")
+_COMPARED = precis_i18n.get_profile("NicknameCaseMapped")
 
 
 @functools.cache
 def _fold(char: str) -> str:
     """A letter that looks like an ASCII letter or digit, as that one; any other character as itself."""
-    from confusable_homoglyphs import confusables
-
     if char.isascii():
         return char
     alike = (entry["c"].strip("\u200e\u200f") for entry in confusables.confusables_data.get(char, ()))
@@ -50,10 +46,9 @@ def _fold(char: str) -> str:
 def _key(text: str) -> str:
     """The form two names were compared in (PRECIS NicknameCaseMapped of the look-alike-folded Nickname
     form); ``ValueError`` for a name PRECIS refuses."""
-    shown, compared = _profiles()
     try:
-        folded = "".join(_fold(c) for c in str(shown.enforce(text)))
-        return str(compared.enforce(folded))
+        folded = "".join(_fold(c) for c in str(_SHOWN.enforce(text)))
+        return str(_COMPARED.enforce(folded))
     except UnicodeError as exc:
         raise ValueError(str(exc)) from None
 

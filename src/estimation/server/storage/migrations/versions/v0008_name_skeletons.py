@@ -18,6 +18,7 @@ import unicodedata
 
 import sqlalchemy as sa
 from alembic import op
+from confusable_homoglyphs import confusables
 
 revision = "0008_name_skeletons"
 down_revision = "0007_ownership"
@@ -49,8 +50,6 @@ def _prototypes() -> dict[str, str]:
     """Character -> its TR39 prototype, rebuilt from ``confusable-homoglyphs``' data, which lists every line
     of ``confusables.txt`` (source -> prototype) both ways: a source is listed with exactly one alike, its
     prototype; two characters listed only with each other are one pair, the lower code point for both."""
-    from confusable_homoglyphs import confusables
-
     alikes: dict[str, set[str]] = {}
     for char, entries in confusables.confusables_data.items():
         alikes.setdefault(_clean(char), set()).update(_clean(e["c"]) for e in entries)
