@@ -61,7 +61,7 @@ def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0,
         target = action.number if action.verb is Verb.EST else (
             info.estimates[info.seat] if info.phase == "play" else None)
         if target is not None:
-            # The chance of taking exactly the target, through the measured recalibration (issue 24).
+            # The chance of taking exactly the target, through the measured recalibration.
             row["make_chance"] = round(apply_calibration(_calibration(), probs[target]), 3)
         rows.append(row)
     return {
@@ -73,7 +73,7 @@ def hint(view: dict[str, Any], samples: int | None = None, seed: int = 0,
     }
 
 
-# --- calibration of the chance of making the estimate (issue 24, point 4) ----------------------------------
+# --- calibration of the chance of making the estimate ------------------------------------------------------
 def fit_calibration(pairs: list[tuple[float, int]], bins: int = 20) -> list[list[float]]:
     """A monotone map from a predicted chance to an observed one, fitted on (predicted, made) pairs.
 

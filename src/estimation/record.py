@@ -50,8 +50,8 @@ def load_record(record: Any) -> Game:
         raise _record_fault('"partners" is true or false')
 
     first_dealer = None
-    # ``type is int``: 0.0 and True compare equal to seats but are not seat numbers (a float dealer
-    # reached the rulesets' bit arithmetic and raised a TypeError instead of a RecordError).
+    # ``type is int``: 0.0 and True compare equal to seats but are not seat numbers (a float dealer would
+    # reach the rulesets' bit arithmetic and raise a TypeError instead of a RecordError).
     if deals and isinstance(deals[0], dict) and type(deals[0].get("dealer")) is int \
             and deals[0]["dealer"] in (0, 1, 2, 3):
         first_dealer = deals[0]["dealer"]

@@ -311,28 +311,45 @@ def test_ci_installs_what_users_get() -> None:
     assert json.dumps(pins)
 
 
-def test_the_name_skeleton_backfill_keeps_the_older_of_two_look_alikes(tmp_path: Path) -> None:
-    """Migration 0008 (issue 25, B7): accounts made before it get their skeleton; of two old accounts whose
-    names already looked alike the older keeps it, the newer (still able to sign in) gets none."""
+def _backfilled(tmp_path: Path, before: str, after: str, accounts: list[tuple[str, str | None]],
+                column: str) -> dict[int, str | None]:
+    """Accounts (name, login; no login: a guest) written into a database migrated to ``before``, then the
+    database migrated to ``after``: each account's ``column`` by id."""
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import create_engine, text
 
     from estimation.server.storage.database import MIGRATIONS
 
-    url = f"sqlite:///{tmp_path / 'old.db'}"
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    engine = create_engine(url)
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.db'}")
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "0007_ownership")
-        for i, (name, login) in enumerate([("Alice", "alice"), ("AIice", "aiice"), ("Bob", None)], 1):
+        command.upgrade(config, before)
+        for i, (name, login) in enumerate(accounts, 1):
             connection.execute(text("INSERT INTO accounts (id, name, login, is_guest, balance, created_at, "
                                     "moderator, silenced) VALUES (:i, :n, :l, :g, 0, '2026-01-01', 0, 0)"),
                                {"i": i, "n": name, "l": login, "g": login is None})
-        command.upgrade(config, "head")
-        keys = dict(connection.execute(text("SELECT id, name_key FROM accounts")).all())
+        command.upgrade(config, after)
+        found = dict(connection.execute(text(f"SELECT id, {column} FROM accounts")).all())
     engine.dispose()
+    return found
+
+
+def test_the_name_key_backfill_keeps_the_older_of_two_same_names(tmp_path: Path) -> None:
+    """Migration 0004: every login recomputed as the name's key (its own frozen copy of ``names.key``); of
+    two old accounts whose names are now one name the older keeps the key, the newer's is ``KEY#ID``; a name
+    the key refuses keeps its old login; a guest has none."""
+    old: list[tuple[str, str | None]] = [("Ann", "ann"), ("\uff21\uff2e\uff2e", "\uff41\uff4e\uff4e"),
+                                         ("Zo\u00eb", "zo\u00eb"), ("a\u0007b", "a\u0007b"), ("Bob", None)]
+    logins = _backfilled(tmp_path, "0003_social", "0004_names", old, "login")
+    assert logins == {1: "ann", 2: "ann#2", 3: "zo\u00eb", 4: "a\u0007b", 5: None}
+
+
+def test_the_name_skeleton_backfill_keeps_the_older_of_two_look_alikes(tmp_path: Path) -> None:
+    """Migration 0008 (issue 25, B7): accounts made before it get their skeleton; of two old accounts whose
+    names already looked alike the older keeps it, the newer (still able to sign in) gets none."""
+    old: list[tuple[str, str | None]] = [("Alice", "alice"), ("AIice", "aiice"), ("Bob", None)]
+    keys = _backfilled(tmp_path, "0007_ownership", "head", old, "name_key")
     assert keys == {1: names.skeleton("Alice"), 2: None, 3: None}

@@ -3,8 +3,9 @@ SQLite and on PostgreSQL), and a table's changes published on the memory bus and
 
 A table is created by the reducer's ``create`` and the store's ``create``, changed only by reduced commands
 committed at their version, read back by the store's reads (its row, the listings, a player's seats, the
-quick-play tables), and a deleted account's name taken out of the tables that are over. Coins: every wallet
-plus every open pot equals the coins given at the start, whatever the store.
+quick-play tables, the table a rematch was made from), and a deleted account's name taken out of the tables
+that are over. Coins: every wallet plus every open pot equals the coins given at the start, whatever the
+store.
 """
 
 from __future__ import annotations
@@ -181,12 +182,20 @@ def test_quick_play_a_rematch_link_and_a_rename(store_kind: tuple[str, str]) -> 
             assert state.status == "finished"
             assert await store.live_table(ann) is None
             # The rematch link, once.
-            rematch, _ = await new_table(store, ann, TableSettings("koutchina", "micro", private=True))
+            rematch, made = await new_table(store, ann, TableSettings("koutchina", "micro", private=True))
             state = await step(store, quick, state, LinkRematch(rematch, None))
             with pytest.raises(TableError):
                 reduce(state, LinkRematch(rematch + 1, None))
             row = await store.row(quick)
             assert row is not None and row.state.rematch_id == rematch and row.record is not None
+            # The rematch keeps the people's old seats (not the bots') for a while after its making.
+            hour = dt.timedelta(hours=1)
+            assert await store.rematch_of(rematch, utcnow() - hour) == (quick, {0: ann, 1: bob})
+            assert await store.rematch_of(rematch, utcnow() + hour) is None  # made too long ago
+            assert await store.rematch_of(quick, utcnow() - hour) is None  # not open, and no rematch
+            assert await store.rematch_of(10**6, utcnow() - hour) is None
+            await step(store, rematch, made, Abandon("nobody came"))
+            assert await store.rematch_of(rematch, utcnow() - hour) is None  # no longer open
             # Ann deleted: the finished table's seats, record and join/start events forget her name.
             assert await store.anonymise(ann, "Deleted player") == [quick]
             row = await store.row(quick)

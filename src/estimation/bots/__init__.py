@@ -1,7 +1,8 @@
 """Bots: each gets exactly ``Game.view(seat)`` (never another hand) and returns a legal action's text.
 
 ``random`` is the floor, ``heuristic`` evaluates hands and plays for its target, ``strong-fast`` searches over
-sampled deals by expected score (``strong``: the search before issue 24, at ten times the CPU).
+sampled deals by expected score (``strong``: the same search with more deals and a fresh pool of them
+for every card, at about six times the CPU: docs/bots.md).
 ``OmniscientBot`` (tournament only) is the ceiling and reads every hand, so :func:`make_bot`, which serves
 the server and ``estimation play``, never builds it.
 """

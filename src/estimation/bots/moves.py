@@ -14,17 +14,9 @@ from __future__ import annotations
 import math
 import random
 
+from ..cards import indexes_of
 from .evidence import Fact, seat_log_likelihood
 from .knowledge import Info
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def rejuvenate(info: Info, deals: list[list[int]], facts_by_seat: dict[int, tuple[Fact, ...]],
@@ -47,8 +39,8 @@ def rejuvenate(info: Info, deals: list[list[int]], facts_by_seat: dict[int, tupl
             j = rng.randrange(k - 1)
             a = seats[i]
             b = seats[j + 1 if j >= i else j]
-            ca = _cards(h[a])
-            cb = _cards(h[b])
+            ca = indexes_of(h[a])
+            cb = indexes_of(h[b])
             x = ca[rng.randrange(len(ca))]
             y = cb[rng.randrange(len(cb))]
             if voids[a] >> (y // 13) & 1 or voids[b] >> (x // 13) & 1:

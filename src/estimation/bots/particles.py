@@ -1,9 +1,9 @@
 """Deals sampled once a deal and carried through its card play (``strong-fast``'s sampler for the play).
 
-The old strong bot drew a fresh weighted pool of deals for every card it played: 128 deals, their
-declarations' likelihood and 384 swap moves, about two thirds of its CPU in the play. Yet in the play the
-evidence never changes (only the declarations are weighed, and they are over), only the cards seen do.
-So the deals are drawn **once**, at the start of the play, as *dealt* hands weighted by the declarations
+`strong` draws a fresh weighted pool of deals for every card it plays: 128 deals, their declarations'
+likelihood and 384 swap moves, about two thirds of its CPU in the play. Yet in the play the evidence never
+changes (only the declarations are weighed, and they are over), only the cards seen do. So here the deals
+are drawn **once**, at the start of the play, as *dealt* hands weighted by the declarations
 (:func:`.sampler.sample_deals` on the position at the first lead), and every card played after that is
 applied to each of them by a minimal repair:
 
@@ -13,7 +13,7 @@ applied to each of them by a minimal repair:
 - a seat shows out of the suit led: every card of that suit in its sampled hand is swapped with a card of
   another seat that may hold it, in a suit the player may still hold;
 - when no swap fits (late in a deal, with many voids), the other seats' cards of that deal are dealt
-  afresh under every constraint (hand sizes, voids), as the sampler deals them.
+  afresh under every constraint (hand sizes, voids) by the sampler's own :func:`.sampler.deal_by_suit`.
 
 The repair is not exact conditioning (a swap keeps the rest of the sampled hand rather than redrawing it),
 but it keeps each deal consistent with everything seen, and the deals stay those the declarations made
@@ -37,18 +37,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..actions import Action, Verb
-from ..cards import SUIT_BITS
+from ..cards import SUIT_BITS, indexes_of
 from .knowledge import Info
-from .sampler import consistent, sample_deals, sample_hands
+from .sampler import consistent, deal_by_suit, sample_deals, sample_hands
 
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+#: Fresh deals :func:`_redeal` tries before it gives a deal up (fewer than the sampler's: a deal given up
+#: here becomes a copy of one that could be repaired, where the sampler has no deal to fall back on).
+REDEAL_TRIES = 50
 
 
 def first_play(info: Info) -> int:
@@ -82,7 +77,7 @@ def _repair(h: list[int], me: int, seat: int, card: int, led: int | None, voids:
                 break
         if holder < 0 or holder == me:
             return False
-        ok = [x for x in _cards(h[seat]) if not voids[holder] >> (x // 13) & 1]
+        ok = [x for x in indexes_of(h[seat]) if not voids[holder] >> (x // 13) & 1]
         if not ok:
             return False
         x = ok[rng.randrange(len(ok))]
@@ -91,12 +86,12 @@ def _repair(h: list[int], me: int, seat: int, card: int, led: int | None, voids:
     if led is not None and card // 13 != led and seat != me:
         # The seat showed out of the led suit: its sampled cards of that suit go to others.
         barred = voids[seat] | (1 << led)
-        for y in _cards(h[seat] & SUIT_BITS[led]):
+        for y in indexes_of(h[seat] & SUIT_BITS[led]):
             options = []
             for t in range(4):
                 if t in (me, seat) or voids[t] >> led & 1:
                     continue
-                for z in _cards(h[t]):
+                for z in indexes_of(h[t]):
                     if not barred >> (z // 13) & 1:
                         options.append((t, z))
             if not options:
@@ -110,7 +105,7 @@ def _repair(h: list[int], me: int, seat: int, card: int, led: int | None, voids:
 def _redeal(h: list[int], me: int, seat: int, card: int, led: int | None, voids: list[int],
             rng: random.Random) -> bool:
     """The fallback of :func:`_repair`: play ``card`` and deal the other seats' cards afresh (hand sizes
-    kept, every void respected, suit by suit as :func:`.sampler.sample_hands` does); False if no deal fits."""
+    kept, every void respected, as :func:`.sampler.sample_hands` deals them); False if no deal fits."""
     bit = 1 << card
     sizes = [x.bit_count() for x in h]
     sizes[seat] -= 1
@@ -121,39 +116,13 @@ def _redeal(h: list[int], me: int, seat: int, card: int, led: int | None, voids:
     pool = 0
     for s in others:
         pool |= h[s]
-    pool &= ~bit
-    plan = []
-    for suit in range(4):
-        elig = [s for s in others if not barred[s] >> suit & 1]
-        plan.append((len(elig), suit, elig, _cards(pool & SUIT_BITS[suit])))
-    plan.sort()
-    for _ in range(50):
-        cap = [0 if s == me else sizes[s] for s in range(4)]
-        new = [0, 0, 0, 0]
-        ok = True
-        for _n, _suit, elig, cards in plan:
-            order = list(cards)
-            rng.shuffle(order)
-            for c in order:
-                total = sum(cap[s] for s in elig)
-                if total == 0:
-                    ok = False
-                    break
-                r = rng.randrange(total)
-                for t in elig:
-                    r -= cap[t]
-                    if r < 0:
-                        break
-                new[t] |= 1 << c
-                cap[t] -= 1
-            if not ok:
-                break
-        if ok:
-            for s in others:
-                h[s] = new[s]
-            h[me] &= ~bit
-            return True
-    return False
+    new = deal_by_suit(pool & ~bit, sizes, others, barred, rng, REDEAL_TRIES)
+    if new is None:
+        return False
+    for s in others:
+        h[s] = new[s]
+    h[me] &= ~bit
+    return True
 
 
 @dataclass(slots=True)

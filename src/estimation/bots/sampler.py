@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 
 from ..cards import SUIT_BITS
 from .evidence import by_seat, facts, log_likelihood
@@ -39,27 +40,39 @@ class SamplingError(RuntimeError):
 def sample_hands(info: Info, rng: random.Random) -> list[int]:
     """The current hands of all four seats, ours as it is, the others drawn consistent with the view."""
     me = info.seat
-    unknown = info.unknown
     others = [s for s in range(4) if s != me]
     if not any(info.voids[s] for s in others):
         return _shuffle_deal(info, others, rng)
+    need = [0 if s == me else info.hand_sizes[s] for s in range(4)]
+    if sum(need) != info.unknown.bit_count():
+        raise SamplingError("hand sizes do not match the unknown cards")
+    hands = deal_by_suit(info.unknown, need, others, info.voids, rng, MAX_TRIES)
+    if hands is None:
+        raise SamplingError("no deal consistent with the view was found")
+    hands[me] = info.hand
+    return hands
+
+
+def deal_by_suit(cards: int, sizes: list[int], seats: list[int], voids: Sequence[int], rng: random.Random,
+                 tries: int) -> list[int] | None:
+    """The ``cards`` (a mask) dealt to ``seats``, ``sizes[s]`` to seat s and never a card of a suit s is void
+    in (``voids[s]``, a mask of suits): suit by suit, the suits the fewest seats may hold first, each card to
+    a seat chosen with probability proportional to the room left in its hand (close to uniform). A dead end
+    (a card no seat may take) starts the deal again, ``tries`` times at most; None if every try ended in
+    one. The four hands, 0 for a seat not dealt to."""
     plan = []
     for suit in range(4):
-        elig = [s for s in others if not info.voids[s] >> suit & 1]
-        cards = [suit * 13 + r for r in range(13) if unknown >> (suit * 13 + r) & 1]
-        if cards:
-            plan.append((len(elig), suit, elig, cards))
+        elig = [s for s in seats if not voids[s] >> suit & 1]
+        in_suit = [suit * 13 + r for r in range(13) if cards >> (suit * 13 + r) & 1]
+        if in_suit:
+            plan.append((len(elig), suit, elig, in_suit))
     plan.sort()
-    need = [0 if s == me else info.hand_sizes[s] for s in range(4)]
-    if sum(need) != unknown.bit_count():
-        raise SamplingError("hand sizes do not match the unknown cards")
-    for _ in range(MAX_TRIES):
-        cap = list(need)
+    for _ in range(tries):
+        cap = [sizes[s] if s in seats else 0 for s in range(4)]
         hands = [0, 0, 0, 0]
-        hands[me] = info.hand
         ok = True
-        for _n, _suit, elig, cards in plan:
-            order = list(cards)
+        for _n, _suit, elig, in_suit in plan:
+            order = list(in_suit)
             rng.shuffle(order)
             for c in order:
                 total = 0
@@ -79,7 +92,7 @@ def sample_hands(info: Info, rng: random.Random) -> list[int]:
                 break
         if ok:
             return hands
-    raise SamplingError("no deal consistent with the view was found")
+    return None
 
 
 def _shuffle_deal(info: Info, others: list[int], rng: random.Random) -> list[int]:

@@ -2,7 +2,7 @@
 measured weaker (docs/bots.md), which is why it is a level of its own.
 
 It decides as `strong` does, from the same candidates, the same rollouts (every seat aiming at
-its own estimate), the same exact endgame and the same declaration evidence; what changed is how much
+its own estimate), the same exact endgame and the same declaration evidence; what differs is how much
 work a decision gets, and where:
 
 1. **The play's deals are drawn once a deal** (:mod:`.particles`): weighted by the declarations at the
@@ -18,10 +18,10 @@ work a decision gets, and where:
 4. **The play's scorer is built once a deal** (the shadow game replay cost more than a decision's
    rollouts late in a deal), and in the declarations' simulations the engine's legal declarations are
    computed once a decision per sequence of public actions (they never depend on the cards).
-5. **The rollout kernel is inlined** (:func:`.policy.policy_rollout`, the same cards as before, 1.7 times
-   as fast; `strong` runs it too, with unchanged decisions).
+5. **The rollout kernel is inlined** (:func:`.policy.policy_rollout`, the same cards as its reference, 1.7
+   times as fast; `strong` runs it too, with unchanged decisions).
 
-Forced decisions (one candidate) cost nothing, as before.
+Forced decisions (one candidate) cost nothing, as in `strong`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class RaceBudget:
     @classmethod
     def plus(cls) -> RaceBudget:
         """The `strong-plus` level: 64 deals for every decision and no race (every candidate gets every
-        deal), the old strong bot's budget on the carried deals and the inlined kernel."""
+        deal), `strong`'s budget on the carried deals and the inlined kernel."""
         return cls(play_deals=64, declaration_deals=64, batch=64)
 
 

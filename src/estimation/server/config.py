@@ -41,8 +41,8 @@ class Settings(BaseSettings):
     #: After a round is scored every page shows its breakdown over the table: a person's turn clock waits
     #: this long (at most) before it runs, so that nobody reading the scores is marked away.
     round_end_seconds: float = 20.0
-    #: Processes the bots think in (server/bot_pool.py), started when a table with bots plays; 0: one fewer
-    #: than the machine's cores, at least one (the event loop keeps a core).
+    #: Processes the bots think in (server/table/bot_pool.py), started when a table with bots plays; 0: one
+    #: fewer than the machine's cores, at least one (the event loop keeps a core).
     bot_workers: int = 0
     #: Largest WebSocket message the protocol accepts; larger ones get an error, the connection stays.
     max_message_bytes: int = 4096
@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     #: Frames, and bytes, queued for one slow connection before the server drops it (it can reconnect and
     #: resync); and seconds a socket may take nothing (a client that never reads) before it is dropped.
     send_queue: int = 1024
-    # --- players together (issue 19) ---
+    # --- players together ---
     #: Chat per player, over all their tables and sockets: sustained messages per second and the burst.
     chat_rate_per_second: float = 0.5
     chat_burst: int = 5
@@ -139,7 +139,7 @@ class Settings(BaseSettings):
     #: The server's own log lines: ``text`` (time, level, logger, message) or ``json`` (one object a line,
     #: with the request's and the table's ids: server/ops/observe.py).
     log_format: Literal["text", "json"] = "text"
-    # --- several processes (issue 17) ---
+    # --- several processes ---
     #: Redis for the bus (chat, lobby changes, presence, a player's notices) across processes and machines,
     #: e.g. redis://10.0.0.7:6379/0; empty: the bus stays inside this process (one process only).
     redis_url: str = ""
@@ -148,9 +148,9 @@ class Settings(BaseSettings):
     #: Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public port (0: off).
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
-    #: Cluster mode (issue 17, part 2; docs/deploy.md): this process is one of several workers behind a
+    #: Cluster mode (docs/deploy.md): this process is one of several workers behind a
     #: balancer, sharing one PostgreSQL database (and ``redis_url`` for the bus); each table is owned by one
-    #: worker at a time (server/ownership.py). Refused on SQLite.
+    #: worker at a time (server/cluster/ownership.py). Refused on SQLite.
     cluster: bool = False
     #: A worker's lease on its tables, in seconds: its heartbeat renews it every third of this; a worker
     #: silent for longer loses its tables to the others (a dead worker's tables resume after about this).

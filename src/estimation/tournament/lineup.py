@@ -63,7 +63,7 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         return Strong2Bot(seed, race, name=level)
     if base == "strong":
         # Counted in deals only: the 0.8 s wall-clock safety cap, reached on a starved machine, would
-        # make the reference weaker and its games depend on the load (the new levels have no cap).
+        # make the reference weaker and its games depend on the load (the strong-fast levels have no cap).
         budget.max_seconds = float("inf")
         return StrongBot(seed, budget, name=level)
     if base == "strong-noevidence":

@@ -62,9 +62,9 @@ class Hashing:
     """Password work (argon2 and the strength estimate) on ``workers`` threads of its own, with at most
     ``queue`` more waiting for them.
 
-    The wait is fair, not first come first served (issue 25, B5: a flood of wrong passwords from many
-    addresses, each under its limit, kept the queue full, and a real user's sign-in was refused "busy" 15
-    times of 15). Each job has a ``key`` (the client's address) and a ``weight`` (that address's and that
+    The wait is fair, not first come first served, which would let a flood of wrong passwords from many
+    addresses, each under its limit, keep the queue full and a real user's sign-in refused "busy" every
+    time. Each job has a ``key`` (the client's address) and a ``weight`` (that address's and that
     account's recent wrong passwords): the lightest waits least, and among equals the key that has least
     waiting goes first (round robin), then the oldest. A full queue makes room for a newcomer lighter than
     its heaviest job (that one is refused :class:`Busy`); a newcomer no lighter is refused at once."""

@@ -2,8 +2,8 @@
 
 Sign-ups (guests and accounts), sign-in attempts, new tables and socket connects are limited per address
 (``Hub.allow``: a token bucket per ``kind:address``), never per session token: a guest's token costs
-nothing to mint, so a limit keyed by it is multiplied by however many guests a client makes (issue 25,
-B13). In cluster mode several workers answer one address behind the balancer: with ``ESTIMATION_REDIS_URL``
+nothing to mint, so a limit keyed by it is multiplied by however many guests a client makes. In cluster
+mode several workers answer one address behind the balancer: with ``ESTIMATION_REDIS_URL``
 set the buckets live in Redis (one Lua script takes a token, atomically, under ``PREFIX + "limit:" + key``,
 forgotten once the bucket would be full again), so the limit holds for the whole cluster, not per worker.
 

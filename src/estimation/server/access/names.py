@@ -41,7 +41,7 @@ _PASSWORD = precis_i18n.get_profile("OpaqueString")
 #: A name's length once normalised (the database's column).
 NAME_MAX = 32
 #: zxcvbn's score (0-4) a new password needs: 3 is "safely unguessable: moderate protection from offline
-#: slow-hash scenario" (issue 25, B8: at 2, "Summer2024!" and "correcthorse" passed). Logins are throttled
+#: slow-hash scenario" (at 2, "Summer2024!" and "correcthorse" pass). Logins are throttled
 #: and hashed with argon2 on top of it.
 MIN_PASSWORD_SCORE = 3
 #: The site's own words, which zxcvbn is told about like the player's name: a password built on them is

@@ -124,7 +124,7 @@ class RestRateLimit:
         self.app = app
         self.limits = Buckets(rate, burst, max_clients)
         #: Every request from one address, whatever token it carries: guests are free to mint, so the
-        #: per-player budget alone is multiplied by as many guests as a client makes (issue 25, B13).
+        #: per-player budget alone is multiplied by as many guests as a client makes.
         self.addresses = Buckets(address_rate, address_burst, max_clients)
         self.verified = verified if verified is not None else VerifiedTokens()
 

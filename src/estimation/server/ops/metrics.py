@@ -51,7 +51,18 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from ..table.reducer import Events, Status, TableState
-from ..table.store import Change, Ids, Rows, SeatsOf, StaleVersion, StoredTable, TableRow, TableStore, Waiting
+from ..table.store import (
+    Change,
+    Ids,
+    Rematched,
+    Rows,
+    SeatsOf,
+    StaleVersion,
+    StoredTable,
+    TableRow,
+    TableStore,
+    Waiting,
+)
 from .observe import LoopLag
 
 log = logging.getLogger("estimation.server")
@@ -231,6 +242,9 @@ class MeteredStore:
 
     async def waiting_bots(self) -> Waiting:
         return await self.store.waiting_bots()
+
+    async def rematch_of(self, table_id: int, made_after: dt.datetime) -> Rematched | None:
+        return await self.store.rematch_of(table_id, made_after)
 
     async def anonymise(self, account_id: int, name: str) -> Ids:
         return await self.store.anonymise(account_id, name)

@@ -26,9 +26,9 @@ long as a full collection, but they come rarely (after the process's long-lived 
 their cost per object is constant.
 
 **The switch interval.** Threads still run beside the loop: passwords are hashed in them, and SQLite's
-checkpoints run in one (the bots no longer do: they think in processes, :mod:`.bot_pool`). With CPython's
-default interval of 5 ms a busy loop kept such a thread waiting up to 5 ms for every turn at the GIL, and
-the loop as long when the thread had it; :data:`GIL_SWITCH_INTERVAL` hands over ten times as often.
+checkpoints run in one (the bots do not: they think in processes of their own, :mod:`.bot_pool`). With
+CPython's default interval of 5 ms a busy loop keeps such a thread waiting up to 5 ms for every turn at the
+GIL, and the loop as long when the thread has it; :data:`GIL_SWITCH_INTERVAL` hands over ten times as often.
 """
 
 from __future__ import annotations

@@ -41,9 +41,9 @@ SNAPSHOT_SECONDS = 5.0
 
 class LobbySnapshot:
     """The ``lobby`` message, read and encoded once for every socket that connects (or resyncs) until the
-    lobby changes: a connect costs a copy of bytes, not a read of 400 tables and their seats (issue 25, B4:
-    a connect flood took 12 s of CPU in 14 s). One read at a time; a change during a read makes that read
-    served to those who waited for it, never cached."""
+    lobby changes: a connect costs a copy of bytes, not a read of 400 tables and their seats (with a read
+    per connect, a connect flood costs 12 s of CPU in 14 s). One read at a time; a change during a read
+    makes that read served to those who waited for it, never cached."""
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from ...rulesets import RULESETS
 from ...rulesets.egyptian import BADGE_WINS
+from ..social.service import iso, ms_until, social_of
 from ..storage import history
 from ..storage.models import Account
 from .deps import Creds, HubDep, Me, PlayerId, Strict, TableId, account_id_of
 from .schemas import GameOut, TableOut, table_out
-
-if TYPE_CHECKING:
-    pass
-from ..social.service import iso, ms_until, social_of
 
 router = APIRouter(prefix="/api")
 

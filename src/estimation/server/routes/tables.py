@@ -8,20 +8,18 @@ view of a player's history and stats.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from ...record import load_record, replay_summary
 from ...rulesets import DEFAULT_RULESET
 from ..competitions.field import table_record
 from ..hub import Hub
-from ..storage.models import RematchReply, Seat, Table, utcnow
+from ..social.service import social_of
 from ..table.reducer import TableSettings, admits, public_table
 from ..table.runtime import TableRuntime, no_such_table
 from .deps import (
@@ -149,26 +147,10 @@ async def join_table(table_id: TableId, body: JoinIn, hub: HubDep, me: Me) -> Jo
     return JoinOut(seat=seat, table=table_out(runtime.public()))
 
 
-async def kept_seats(hub: Hub, table_id: int) -> dict[int, int]:
-    """A rematch's seats kept for the old table's players who have not answered yet (seat -> player), for
-    ``Settings.rematch_hold_seconds`` from the rematch's making; {} for any other table."""
-    async with hub.session() as db:
-        new = await db.get(Table, table_id)
-        old = await db.scalar(select(Table.id).where(Table.rematch_id == table_id))
-        if new is None or old is None or new.status != "open" or new.created_at + dt.timedelta(
-                seconds=hub.settings.rematch_hold_seconds) <= utcnow():
-            return {}
-        seats = (await db.execute(select(Seat.seat, Seat.account_id).where(
-            Seat.table_id == old, Seat.account_id.is_not(None), Seat.is_bot.is_(False)))).all()
-        answered = set((await db.scalars(select(RematchReply.account_id)
-                                         .where(RematchReply.table_id == old))).all())
-    return {int(s): int(a) for s, a in seats if a is not None and a not in answered}
-
-
 async def _not_kept(hub: Hub, runtime: TableRuntime, account_id: int, seat: int | None) -> int | None:
     """The seat to ask the table for: ``seat`` unless a rematch keeps it for another player (409); no seat
     asked for, the first free one not kept for somebody else (this player's own kept one first)."""
-    kept = await kept_seats(hub, runtime.id)
+    kept = await social_of(hub).kept_seats(runtime.id)
     if not kept:
         return seat
     if seat is not None:

@@ -108,8 +108,8 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
     """Store a chat message and publish it on the table's topic; TableError for any refusal.
 
     Beyond each player's own rate, chat is limited per address (``address``: over all the accounts it
-    signs in) and a table's spectators' channel as a whole (issue 25, B11: twenty guests from one address
-    put fifteen spectator lines a second into a stranger's table)."""
+    signs in) and a table's spectators' channel as a whole: otherwise twenty guests from one address can
+    put fifteen spectator lines a second into a stranger's table."""
     if (text is None) == (phrase is None):
         raise TableError("bad_message", 'a chat message has either "text" or "phrase"')
     if phrase is not None and phrase not in PHRASES:

@@ -261,6 +261,19 @@ class Social:
         await self._reply(table_id, me.id, "accept", runtime.id)
         return runtime, seat, created
 
+    async def kept_seats(self, table_id: int) -> dict[int, int]:
+        """A rematch's seats kept for the old table's players who have not answered yet (seat -> player), for
+        ``Settings.rematch_hold_seconds`` from the rematch's making; {} for any other table."""
+        made_after = utcnow() - dt.timedelta(seconds=self.hub.settings.rematch_hold_seconds)
+        rematched = await self.hub.store.rematch_of(table_id, made_after)
+        if rematched is None:
+            return {}
+        old, seats = rematched
+        async with self.hub.session() as db:
+            answered = set((await db.scalars(select(RematchReply.account_id)
+                                             .where(RematchReply.table_id == old))).all())
+        return {s: a for s, a in seats.items() if a not in answered}
+
     async def decline(self, me: Account, table_id: int) -> None:
         row = await self.hub.store.row(table_id)
         player = row is not None and any(s.account_id == me.id for s in row.state.seats)

@@ -57,8 +57,8 @@ def results_of(account_id: int, private: bool) -> Any:
     mine = Result.account_id == account_id
     if private:
         return mine
-    # Correlated, so each of the player's rows looks its table up by key: ``IN (SELECT id ...)`` had SQLite
-    # list every public table in the database for each profile.
+    # Correlated, so each of the player's rows looks its table up by key: ``IN (SELECT id ...)`` would have
+    # SQLite list every public table in the database for each profile.
     return mine & exists().where(Table.id == Result.table_id, Table.private.is_(False))
 
 

@@ -251,7 +251,7 @@ class Worker(Base):
 
 class TableOwner(Base):
     """Which worker owns a table (NULL: released), at which epoch (one more at every claim), and which
-    worker a client asked for it (the owner hands it over). See server/ownership.py."""
+    worker a client asked for it (the owner hands it over). See server/cluster/ownership.py."""
 
     __tablename__ = "table_owners"
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)

@@ -88,8 +88,8 @@ class _SqliteWriter:
       inline too (:mod:`.sqlite_inline`), so a transaction of theirs holds the lock only within a turn of
       the loop and the journal cannot meet it; another process can. The loop's connection has no busy
       timeout: ``BEGIN IMMEDIATE`` fails at once, and the journal tries again a moment later
-      (:meth:`Journal._write`), leaving the loop free meanwhile. (A fallback thread that waited for the
-      lock was tried: under load it took seconds a batch, and every table waited behind it.)
+      (:meth:`Journal._write`), leaving the loop free meanwhile. (Not a thread that waits for the lock:
+      under load it takes seconds a batch, and every table waits behind it.)
     * Checkpoints (copying the WAL into the database file, with an ``fsync``). Every connection of the
       process has ``wal_autocheckpoint`` off; every ``CHECKPOINT_ROWS`` commits (journal rows and the other
       connections' transactions) a ``PASSIVE`` checkpoint runs on the ``checkpointer`` thread's

@@ -5,8 +5,9 @@ table (:meth:`TableStore.create`, the reducer's :func:`~.reducer.create` given i
 the version it started from (:meth:`TableStore.commit`, refused with :class:`StaleVersion` if the table has
 moved on since, which is what keeps a second owner from forking a table), load a table as it was last
 committed (:meth:`TableStore.load`), and the reads the lobby, the routes and the social layer make (a
-table's row, the public listings, a player's seats, the quick-play tables), and a deleted account's name
-taken out of the tables that are over. How a change is written is the store's business:
+table's row, the public listings, a player's seats, the quick-play tables, the table a rematch was made
+from), and a deleted account's name taken out of the tables that are over. How a change is written is the
+store's business:
 
 * :class:`MemoryTableStore` keeps everything in dictionaries (tests, and a try-out without a database);
 * :class:`SqlTableStore` writes to the database the hub's engine points at, SQLite or PostgreSQL: a *plain
@@ -157,6 +158,8 @@ Ids = list[int]
 Rows = list[TableRow]
 SeatsOf = list[tuple[int, int, Status]]
 Waiting = list[tuple[int, dt.datetime]]
+#: A rematch's first table and that table's players' seats (seat -> account).
+Rematched = tuple[int, dict[int, int]]
 SeatList = list[SeatState]
 
 
@@ -209,6 +212,11 @@ class TableStore(Protocol):
 
     async def waiting_bots(self) -> Waiting:
         """The open quick-play tables and when their bots come."""
+
+    async def rematch_of(self, table_id: int, made_after: dt.datetime) -> Rematched | None:
+        """If this table is open, was made after ``made_after`` and is a finished table's rematch: that
+        finished table and the seats its players held there (seat -> account, no bot); else None. What a
+        rematch keeps its players' old seats by, while they have not answered."""
 
     async def anonymise(self, account_id: int, name: str) -> Ids:
         """``name`` for this player in every seat and record of the tables that are over (a live table is
@@ -311,6 +319,16 @@ class MemoryTableStore:
     async def waiting_bots(self) -> Waiting:
         return [(t, s.bots_at) for t, s in sorted(self.tables.items())
                 if s.status == "open" and s.bots_at is not None]
+
+    async def rematch_of(self, table_id: int, made_after: dt.datetime) -> Rematched | None:
+        new = self.tables.get(table_id)
+        if new is None or new.status != "open" or self.created[table_id] <= made_after:
+            return None
+        old = next((t for t, s in sorted(self.tables.items()) if s.rematch_id == table_id), None)
+        if old is None:
+            return None
+        return old, {i: s.account_id for i, s in enumerate(self.tables[old].seats)
+                     if s.account_id is not None and not s.is_bot}
 
     async def anonymise(self, account_id: int, name: str) -> Ids:
         done = []
@@ -472,9 +490,9 @@ class SqlTableStore:
 
         Nothing here may wait inside the writer's turn: the pool's checkout can (when every connection is
         out), so it comes first; and the session is closed directly, not by ``async with`` (SQLAlchemy
-        closes in a task of its own, a turn of the loop). Waiting in the turn made every later transaction
+        closes in a task of its own, a turn of the loop). Waiting in the turn makes every later transaction
         wait a turn of the loop to take it over: 0.5 s (2.8 s at worst) for a game's last action when 500
-        games ended in a minute.
+        games end in a minute.
 
         In cluster mode the table's ``UPDATE`` carries the fence (``ownership.FENCE``): refused, the whole
         transaction (coins, history rows, seats, the event) rolls back and :class:`Fenced` is raised."""
@@ -621,6 +639,18 @@ class SqlTableStore:
                 Table.status == "open", Table.bots_at.is_not(None)))).all()
         return [(int(t), at) for t, at in rows if at is not None]
 
+    async def rematch_of(self, table_id: int, made_after: dt.datetime) -> Rematched | None:
+        async with self.session() as db:
+            new = await db.get(Table, table_id)
+            if new is None or new.status != "open" or new.created_at <= made_after:
+                return None
+            old = await db.scalar(select(Table.id).where(Table.rematch_id == table_id))
+            if old is None:
+                return None
+            seats = (await db.execute(select(Seat.seat, Seat.account_id).where(
+                Seat.table_id == old, Seat.account_id.is_not(None), Seat.is_bot.is_(False)))).all()
+        return int(old), {int(s): int(a) for s, a in seats if a is not None}
+
     async def anonymise(self, account_id: int, name: str) -> Ids:
         """One transaction of its own. A record is rewritten only at the version it was read at, so a table
         that moved on meanwhile keeps its newer record."""
@@ -691,7 +721,7 @@ def _live(state: TableState) -> set[int]:
 
 
 async def _write_live_seats(db: AsyncSession, table_id: int, before: TableState, after: TableState) -> None:
-    """Keep ``live_seats`` with the table's seats (one live table a player, in the database: issue 25, B2).
+    """Keep ``live_seats`` with the table's seats (one live table a player, kept by the database itself).
     A player who comes here while a live seat of theirs is somewhere else fails on its primary key, whichever
     worker wrote that one (PostgreSQL makes the second writer wait for the first's commit): the whole change
     rolls back, stake and all, as ``seated_elsewhere``. A row whose seat is no longer live (left by a server

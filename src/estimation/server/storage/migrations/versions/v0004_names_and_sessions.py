@@ -13,8 +13,12 @@ Revises: 0003_social
 
 from __future__ import annotations
 
+import functools
+
+import precis_i18n
 import sqlalchemy as sa
 from alembic import op
+from confusable_homoglyphs import confusables
 
 revision = "0004_names"
 down_revision = "0003_social"
@@ -22,9 +26,34 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade() -> None:
-    from estimation.server.access import names
+# A migration is history: it must backfill tomorrow exactly as it did when it was written, so it keeps its
+# own frozen copy of the name key of that time (``access.names.key`` and ``_fold`` as they were then) rather
+# than importing the live one, which is free to change. Do not "fix" it to follow names.py.
+_SHOWN = precis_i18n.get_profile("NicknameCasePreserved")
+_COMPARED = precis_i18n.get_profile("NicknameCaseMapped")
 
+
+@functools.cache
+def _fold(char: str) -> str:
+    """A letter that looks like an ASCII letter or digit, as that one; any other character as itself."""
+    if char.isascii():
+        return char
+    alike = (entry["c"].strip("\u200e\u200f") for entry in confusables.confusables_data.get(char, ()))
+    ascii_alike = sorted((not c.isalpha(), c) for c in alike if len(c) == 1 and c.isascii() and c.isalnum())
+    return ascii_alike[0][1] if ascii_alike else char
+
+
+def _key(text: str) -> str:
+    """The form two names were compared in (PRECIS NicknameCaseMapped of the look-alike-folded Nickname
+    form); ``ValueError`` for a name PRECIS refuses."""
+    try:
+        folded = "".join(_fold(c) for c in str(_SHOWN.enforce(text)))
+        return str(_COMPARED.enforce(folded))
+    except UnicodeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def upgrade() -> None:
     bind = op.get_bind()
     rows = bind.execute(sa.text(
         "SELECT id, name, login FROM accounts WHERE login IS NOT NULL ORDER BY id")).all()
@@ -32,7 +61,7 @@ def upgrade() -> None:
     moved: dict[int, str] = {}
     for account_id, name, login in rows:
         try:
-            key = names.key(name)
+            key = _key(name)
         except ValueError:
             key = login
         if key in seen:
