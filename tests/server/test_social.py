@@ -15,6 +15,12 @@ import websockets
 from server_helpers import Api, Player, ServerProcess, execute, ledger_totals, query, run
 
 
+def egyptian_level(profile: dict[str, Any]) -> dict[str, Any]:
+    """The profile's level panel of egyptian, the one ruleset that keeps level points (the only entry)."""
+    assert [lv["ruleset"] for lv in profile["levels"]] == ["egyptian"], profile["levels"]
+    return dict(profile["levels"][0])
+
+
 def two_humans(server: ServerProcess, **rules: Any) -> tuple[int, Api, Api]:
     a, b = Api.register(server), Api.register(server)
     tid = a.create_table(bot_seats=[2, 3], length="micro", **rules)["id"]
@@ -276,7 +282,7 @@ def test_rematch_seats_the_same_people_and_bots(server: ServerProcess) -> None:
     assert profile["recent"][0]["replay"] == f"/api/tables/{tid}/record"
     assert a.get(profile["recent"][0]["replay"]).status_code == 200
     assert profile["average_score"] == round(profile["average_score"], 1)
-    assert profile["by_ruleset"]["koutchina"]["games"] >= 1 and profile["level"]["points"] == 0
+    assert profile["by_ruleset"]["koutchina"]["games"] >= 1 and egyptian_level(profile)["points"] == 0
     assert httpx.get(f"{server.base}/api/players/999999999/profile").status_code == 404
 
 
@@ -329,8 +335,9 @@ def test_leaving_an_egyptian_match_farms_no_level_points(server: ServerProcess) 
         tid = farmer.create_table(ruleset="egyptian", length="committee", bot_seats=[1, 2, 3])["id"]
         farmer.join(tid, seat=0)
         farmer.ok(farmer.post(f"/api/tables/{tid}/leave"))
-    nothing = {"points": 0, "badge": False, "games": 0, "wins": 0, "draws": 0, "losses": 0}
-    assert farmer.ok(farmer.get(f"/api/players/{farmer.id}/profile"))["level"] == nothing
+    nothing = {"ruleset": "egyptian", "points": 0, "badge": False, "games": 0, "wins": 0, "draws": 0,
+               "losses": 0}
+    assert egyptian_level(farmer.ok(farmer.get(f"/api/players/{farmer.id}/profile"))) == nothing
     assert farmer.ok(farmer.get(f"/api/players/{farmer.id}/stats"))["games"] == 0
     board = farmer.ok(farmer.get("/api/leaderboards/egyptian", params={"by": "level", "limit": 100}))
     assert farmer.id not in {e["account_id"] for e in board["entries"]}
@@ -341,7 +348,7 @@ def test_leaving_an_egyptian_match_farms_no_level_points(server: ServerProcess) 
     b.join(tid, seat=1)
     b.ok(b.post(f"/api/tables/{tid}/leave"))
     for who in (a, b):
-        assert who.ok(who.get(f"/api/players/{who.id}/profile"))["level"] == nothing
+        assert egyptian_level(who.ok(who.get(f"/api/players/{who.id}/profile"))) == nothing
     # After a round is scored, leaving is a loss that pays nothing; the one who stayed is paid.
     c, d = Api.register(server), Api.register(server)
     tid = c.create_table(ruleset="egyptian", length="committee", bot_seats=[2, 3])["id"]
@@ -367,9 +374,10 @@ def test_leaving_an_egyptian_match_farms_no_level_points(server: ServerProcess) 
 
     run(first_round())
     d.ok(d.post(f"/api/tables/{tid}/leave"))
-    level = d.ok(d.get(f"/api/players/{d.id}/profile"))["level"]
-    assert level == {"points": 0, "badge": False, "games": 1, "wins": 0, "draws": 0, "losses": 1}
-    stayed = c.ok(c.get(f"/api/players/{c.id}/profile"))["level"]
+    level = egyptian_level(d.ok(d.get(f"/api/players/{d.id}/profile")))
+    assert level == {"ruleset": "egyptian", "points": 0, "badge": False, "games": 1, "wins": 0, "draws": 0,
+                     "losses": 1}
+    stayed = egyptian_level(c.ok(c.get(f"/api/players/{c.id}/profile")))
     assert stayed["games"] == 1 and stayed["points"] in (30, 10, 4)
 
 

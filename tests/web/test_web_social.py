@@ -423,9 +423,12 @@ def test_a_profile_and_the_leaderboards_show_seeded_games_in_order(
         for api, pts in ((a, 0), (b, 0)):
             goto(page, f"#/player/{api.id}")
             page.wait_for_selector(f"#profile[data-id='{api.id}'][aria-busy='false']")
-            assert page.get_attribute("#profile-level", "data-points") == str(pts)
-            assert page.get_attribute("#profile-level", "data-badge") == "0"
-            assert "five egyptian wins: 0 of 5" in page.inner_text("#profile-level")
+            assert page.get_attribute("#profile-level-egyptian", "data-points") == str(pts)
+            assert page.get_attribute("#profile-level-egyptian", "data-badge") == "0"
+            panel = page.inner_text("#profile-level-egyptian")
+            assert "Level (Egyptian)" in panel and "The Egyptian badge comes with 5 wins: 0 of 5" in panel
+            assert "30 points a win, 10 a draw, 4 a loss" in panel  # the ruleset's own, from /api/rulesets
+            assert page.locator(".level-panel").count() == 1  # the only ruleset that keeps level points
         goto(page, "#/leaderboard/egyptian/level")
         page.wait_for_selector("#leaderboard[data-ruleset='egyptian'][aria-busy='false']")
         listed = texts(page, "#lb-table tbody a.player-link")

@@ -8,7 +8,6 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from ...rulesets import RULESETS
-from ...rulesets.egyptian import BADGE_WINS
 from ..social.service import iso, ms_until, social_of
 from ..storage import history
 from ..storage.models import Account
@@ -57,8 +56,10 @@ class RematchOut(BaseModel):
 
 
 class LevelOut(BaseModel):
-    points: int = Field(description="Egyptian level points: 30 a win, 10 a draw, 4 a loss (a leaver's too).")
-    badge: bool = Field(description="Five egyptian wins.")
+    ruleset: str = Field(description="A ruleset that keeps level points (its `level_points`, /api/rulesets).")
+    points: int = Field(description="The ruleset's level points for a win, a draw and a loss (a leaver's "
+                                    "match pays nothing).")
+    badge: bool = Field(description="The ruleset's `badge_wins` wins reached.")
     games: int
     wins: int
     draws: int
@@ -76,7 +77,8 @@ class ProfileOut(BaseModel):
     guest: bool
     moderator: bool
     deleted: bool
-    level: LevelOut
+    levels: list[LevelOut] = Field(description="One for every ruleset that keeps level points, in the "
+                                                "server's order of rulesets.")
     games: int
     wins: int
     make_rate: float | None = Field(description="Rounds made / rounds played, 0-1.")
@@ -140,9 +142,9 @@ async def rematch_state(table_id: TableId, hub: HubDep, me: Me) -> RematchStateO
 @router.get("/players/{player_id}/profile", tags=["history"],
             responses={404: {"description": "No such player."}})
 async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
-    """A player's page: level and badge (egyptian), games, wins, make rate, average score, games per ruleset
-    and the ten most recent games with their replays. Games at private tables (a rematch is one) count in
-    the player's own view only."""
+    """A player's page: level and badge in every ruleset that keeps level points, games, wins, make rate,
+    average score, games per ruleset and the ten most recent games with their replays. Games at private
+    tables (a rematch is one) count in the player's own view only."""
     own = await account_id_of(hub, creds) == player_id
     async with hub.session() as db:
         account = await db.get(Account, player_id)
@@ -156,13 +158,13 @@ async def profile(player_id: PlayerId, hub: HubDep, creds: Creds) -> ProfileOut:
             tally["games"] += n
             tally["wins"] += n if outcome == "win" else 0
         recent = await history.games_of(db, player_id, 10, 0, private=own)
-    eg = stats["egyptian"]
     average = stats["average_score"]
     return ProfileOut(
         id=account.id, name=account.name, guest=account.is_guest, moderator=account.moderator,
         deleted=account.deleted_at is not None,
-        level=LevelOut(points=eg["level_points"], badge=eg["wins"] >= BADGE_WINS, games=eg["games"],
-                       wins=eg["wins"], draws=eg["draws"], losses=eg["losses"]),
+        levels=[LevelOut(ruleset=name, points=lv["level_points"], badge=lv["badge"], games=lv["games"],
+                         wins=lv["wins"], draws=lv["draws"], losses=lv["losses"])
+                for name, lv in stats["levels"].items()],
         games=stats["games"], wins=stats["wins"], make_rate=stats["make_rate"],
         average_score=None if average is None else round(float(average), 1),
         by_ruleset=per,

@@ -1,12 +1,27 @@
-// A player's page, #/player/ID, from GET /api/players/ID/profile: level and badge (egyptian level points),
-// games, wins, make rate, average score, games per ruleset, recent games with their replays; Mute / Unmute
+// A player's page, #/player/ID, from GET /api/players/ID/profile: level and badge in every ruleset that keeps
+// level points (its points and badge from GET /api/rulesets: nothing here names a ruleset), games, wins, make rate, average score, games per ruleset, recent games with their replays; Mute / Unmute
 // for a signed-in visitor. No sign-in needed to look. Every name is text.
 import { h, api, session, ApiError } from "./common.js";
 import { t, getLang } from "./i18n.js";
 import { fill, num } from "./lobbyfeed.js";
+import { rulesets } from "./rulesets.js";
 
 const pct = (x) => (x === null || x === undefined ? "–" : `${Math.round(x * 100)}%`);
-const BADGE_WINS = 5;
+
+/** One ruleset's level panel: its points, its badge (or how far from it) and its record. */
+function levelPanel(lv, info) {
+  const r = (info && (info.titles[getLang()] || info.titles.en)) || lv.ruleset;
+  const pays = (info && info.level_points) || { win: 0, draw: 0, loss: 0 };
+  const need = info ? info.badge_wins : 0;
+  return h("div", { class: "panel level-panel", id: `profile-level-${lv.ruleset}`, "data-ruleset": lv.ruleset,
+    "data-points": lv.points, "data-badge": lv.badge ? "1" : "0" },
+  h("h2", {}, t("s_level", { r })),
+  h("p", { class: "big" }, h("span", { class: "points" }, num(lv.points)), " ", t("s_points")),
+  lv.badge ? h("p", { class: "badge-level", title: t("s_badge_title", { r, n: need }) }, "★ ", t("s_badge", { r }))
+    : h("p", { class: "muted" }, t("s_badge_progress", { r, w: lv.wins, n: need })),
+  h("p", { class: "muted" }, t("s_level_record", { r, g: lv.games, w: lv.wins, d: lv.draws, l: lv.losses,
+    pw: pays.win, pd: pays.draw, pl: pays.loss })));
+}
 
 export function dateText(iso) {
   const d = new Date(iso);
@@ -32,6 +47,7 @@ export class ProfilePage {
     let p;
     try {
       p = await api("GET", `/api/players/${this.id}/profile`);
+      this.rulesets = await rulesets();
     } catch (e) {
       fill(this.root, h("h1", {}, t("s_profile")),
         h("p", { class: "error", role: "alert" }, e instanceof ApiError && e.status === 404 ? t("s_no_player") : t("error", { m: e.message })));
@@ -39,7 +55,6 @@ export class ProfilePage {
       return;
     }
     if (!this.root.isConnected) return;
-    const lv = p.level;
     const chips = [
       p.guest ? h("span", { class: "chip" }, t("guest")) : null,
       p.moderator ? h("span", { class: "chip mod" }, t("s_moderator")) : null,
@@ -53,12 +68,7 @@ export class ProfilePage {
       mine ? h("p", {}, h("a", { href: "#/account", id: "profile-account" }, t("s_account_title"))) : null,
       muteBox,
       h("div", { class: "profile-grid" },
-        h("div", { class: "panel level-panel", id: "profile-level", "data-points": lv.points, "data-badge": lv.badge ? "1" : "0" },
-          h("h2", {}, t("s_level")),
-          h("p", { class: "big" }, h("span", { class: "points" }, lv.points), " ", t("s_points")),
-          lv.badge ? h("p", { class: "badge-egy", title: t("s_badge_title") }, "★ ", t("s_badge"))
-            : h("p", { class: "muted" }, t("s_badge_progress", { w: lv.wins, n: BADGE_WINS })),
-          h("p", { class: "muted" }, t("s_egy_record", { g: lv.games, w: lv.wins, d: lv.draws, l: lv.losses }))),
+        ...p.levels.map((lv) => levelPanel(lv, this.rulesets.find((x) => x.name === lv.ruleset))),
         h("div", { class: "panel" },
           h("h2", {}, t("stats")),
           h("dl", { class: "stats", id: "profile-stats" },
