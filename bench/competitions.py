@@ -128,8 +128,7 @@ async def standings_after_a_board(hub: Hub, cid: int, repeat: int) -> list[float
         for key in [k for k in fieldmod._plays if k[0] == last]:
             del fieldmod._plays[key]
         fieldmod._finished.pop(last, None)
-        for key in [k for k in fieldmod._board_cache if k[0] == cid and tuple(k[1]) == board]:
-            del fieldmod._board_cache[key]
+        fieldmod._groups[(cid, *board[:2])].boards.pop(board[2], None)
         began = time.perf_counter()
         found = await read_field(hub, cid)
         assert found is not None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -21,6 +22,7 @@ from ...competition import (
     BoardKey,
     BoardResult,
     CompetitionExport,
+    EntrantBoard,
     Scored,
     Seats,
     StageEntry,
@@ -49,7 +51,13 @@ from .host import CompetitionHost
 
 
 def seats_of(row: CompetitionTable) -> Seats:
-    a, b, c, d = json.loads(row.seats)
+    return _seats(row.seats)
+
+
+@lru_cache(maxsize=65_536)
+def _seats(text: str) -> Seats:
+    """A table's seats from their JSON (kept: a refresh asks for every table's, each several times)."""
+    a, b, c, d = json.loads(text)
     return (a, b, c, d)
 
 
@@ -64,6 +72,14 @@ class Field:
     leaves: list[CompetitionLeave]
     adjustments: list[CompetitionAdjustment]
     _scored: Scored | None = field(default=None, repr=False)
+
+    @cached_property
+    def _leaves_at(self) -> dict[int, list[CompetitionLeave]]:
+        """The leaves by table (a robot competition whose window closed has one at most tables)."""
+        out: dict[int, list[CompetitionLeave]] = {}
+        for leave in self.leaves:
+            out.setdefault(leave.table_id, []).append(leave)
+        return out
 
     @property
     def field_ids(self) -> list[int]:
@@ -86,7 +102,7 @@ class Field:
         """A robot table ended by its entrant's withdrawal or the window's close: the rounds it had."""
         if self.comp.kind != "robot":
             return None
-        return next((x.rounds_done for x in self.leaves if x.table_id == table_id), None)
+        return next((x.rounds_done for x in self._leaves_at.get(table_id, ())), None)
 
     def shown(self, table_id: int) -> Game | dict[str, Any]:
         """A table as a board's traveller reads it: its game as committed (the traveller shows only the
@@ -118,8 +134,8 @@ class Field:
         """seat -> rounds its table had finished when that seat's entrant left."""
         seats = seats_of(table)
         out: dict[int, int] = {}
-        for leave in self.leaves:
-            if leave.table_id == table.table_id and leave.entry_id in seats:
+        for leave in self._leaves_at.get(table.table_id, ()):
+            if leave.entry_id in seats:
                 out[seats.index(leave.entry_id)] = leave.rounds_done
         return out
 
@@ -171,27 +187,35 @@ class Field:
             out.append(play)
         return out
 
-    def _boards(self, plays: list[TablePlay], adjustments: list[Adjustment]) -> list[BoardResult]:
-        """Every board, in the order of :func:`~estimation.competition.board_results`."""
+    def _boards(self, plays: list[TablePlay],
+                adjustments: list[Adjustment]) -> tuple[list[BoardResult], list[EntrantBoard]]:
+        """Every board, in the order of :func:`~estimation.competition.board_results`, and each board's
+        entrant results (the core's :func:`~estimation.competition.entrant_boards` of that board alone),
+        each kept while the board's inputs are the same (see :class:`_Group`)."""
         groups: dict[tuple[int, int], list[TablePlay]] = {}
         for p in plays:
             groups.setdefault((p.stage, p.instance), []).append(p)
-        out = []
+        if len(_groups) > CACHED_GROUPS:
+            _groups.clear()
+        boards: list[BoardResult] = []
+        results: list[EntrantBoard] = []
         for (stage, instance), group in sorted(groups.items()):
             group.sort(key=lambda p: p.table)
+            cached = _groups.get((self.comp.id, stage, instance))
+            fresh = _Group(group, {})
             for r in range(1, self.rounds + 1):
                 key = BoardKey(stage, instance, r)
-                mine = tuple(json.dumps(a, sort_keys=True) for a in adjustments if "score" in a
-                             and (a["stage"], a["instance"], a["round"]) == key)
-                sign = (self.comp.id, key, mine, tuple(
-                    (p.table, p.seats, p.scores[r - 1] if len(p.scores) >= r else None) for p in group))
-                board = _board_cache.get(sign)
-                if board is None:
-                    if len(_board_cache) > 100_000:
-                        _board_cache.clear()
-                    board = _board_cache[sign] = board_result(key, group, adjustments)
-                out.append(board)
-        return out
+                mine = [a for a in adjustments if (a["stage"], a["instance"], a["round"]) == key]
+                sign = tuple(json.dumps(a, sort_keys=True) for a in mine)
+                kept = None if cached is None else cached.boards.get(r)
+                if kept is None or kept[0] != sign or cached is None or not cached.same_on(group, r):
+                    board = board_result(key, group, mine)
+                    kept = (sign, board, entrant_boards([board], group, [a for a in mine if "mp" in a]))
+                fresh.boards[r] = kept
+                boards.append(kept[1])
+                results.extend(kept[2])
+            _groups[(self.comp.id, stage, instance)] = fresh
+        return boards, results
 
     def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
         """The core's figures for this read (computed once per read): the steps of the core's
@@ -202,11 +226,14 @@ class Field:
             return self._scored
         plays = self.plays()
         adjustments = self.core_adjustments(extra)
-        # Checked whole when an adjustment is being made; otherwise each board from the core's
-        # board_result, kept while its tables' scores on it are the same (a finished round changes one).
-        boards = board_results(plays, self.rounds, adjustments) if extra is not None else self._boards(
-            plays, adjustments)
-        results = entrant_boards(boards, plays, adjustments)
+        if extra is not None:
+            # Checked whole when an adjustment is being made (the core refuses one naming no board).
+            boards = board_results(plays, self.rounds, adjustments)
+            results = entrant_boards(boards, plays, adjustments)
+        else:
+            # Otherwise each board as the core's board_result and entrant_boards make it, kept while its
+            # inputs are the same (a finished round changes one board).
+            boards, results = self._boards(plays, adjustments)
         scored = Scored(plays, boards, results, standings(entrant_totals(results, self.field_ids)))
         if extra is None:
             self._scored = scored
@@ -277,16 +304,37 @@ async def read_field(hub: CompetitionHost, competition_id: int,
         comp = await db.get(Competition, competition_id)
         if comp is None:
             return None
-        entries = (await db.scalars(select(CompetitionEntry).where(
-            CompetitionEntry.competition_id == competition_id))).all()
-        tables = (await db.scalars(select(CompetitionTable).where(
-            CompetitionTable.competition_id == competition_id))).all()
+        rows = _rows.get(competition_id)
+        if rows is None:
+            if len(_rows) > CACHED_COMPETITIONS:
+                _rows.clear()
+            rows = _rows[competition_id] = _Rows({}, {})
+        flags = (await db.execute(select(
+            CompetitionEntry.id, CompetitionEntry.withdrawn, CompetitionEntry.removed).where(
+            CompetitionEntry.competition_id == competition_id))).tuples().all()
+        changed = [i for i, withdrawn, removed in flags
+                   if rows.entries.get(i, (None,))[:2] != (withdrawn, removed)]
+        if changed:
+            which = (CompetitionEntry.id.in_(changed) if len(changed) <= IN_LIST
+                     else CompetitionEntry.competition_id == competition_id)
+            for e in (await db.scalars(select(CompetitionEntry).where(which))).all():
+                rows.entries[e.id] = (e.withdrawn, e.removed, e)
+        entries = [rows.entries[i][2] for i, _, _ in flags]
+        states = (await db.execute(select(CompetitionTable.table_id, CompetitionTable.finished, Table.status)
+                                   .join(Table, Table.id == CompetitionTable.table_id).where(
+            CompetitionTable.competition_id == competition_id))).tuples().all()
+        statuses = {i: status for i, _, status in states}
+        changed = [i for i, finished, _ in states if rows.tables.get(i, (None,))[0] != finished]
+        if changed:
+            which = (CompetitionTable.table_id.in_(changed) if len(changed) <= IN_LIST
+                     else CompetitionTable.competition_id == competition_id)
+            for row in (await db.scalars(select(CompetitionTable).where(which))).all():
+                rows.tables[row.table_id] = (row.finished, row)
+        tables = [rows.tables[i][1] for i, _, _ in states]
         leaves = (await db.scalars(select(CompetitionLeave).where(
             CompetitionLeave.competition_id == competition_id))).all()
         adjustments = (await db.scalars(select(CompetitionAdjustment).where(
             CompetitionAdjustment.competition_id == competition_id))).all()
-        statuses = dict((await db.execute(select(Table.id, Table.status).where(
-            Table.competition_id == competition_id))).tuples().all())
         ids = [t.table_id for t in tables if with_games and t.table_id not in hub.runtimes and not (
             statuses.get(t.table_id) == "finished" and t.table_id in _finished)]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
@@ -316,10 +364,65 @@ async def read_field(hub: CompetitionHost, competition_id: int,
     return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
 
 
+@dataclass
+class _Rows:
+    """A competition's entry and table rows as last read, each with the columns that can change (an
+    entry's withdrawn and removed, a table's finished) as they were read.
+
+    Why: loading 1,000 entries and 750 tables through the ORM on every refresh was half of a swiss's
+    refresh (10,000 and 10,000 in a robot competition: a second). Every other column is written once,
+    when the row is made, so a read fetches those flags as plain tuples and loads only the rows that are
+    new or whose flags moved (reading them again: any worker may have written them)."""
+
+    entries: dict[int, tuple[bool, bool, CompetitionEntry]]
+    tables: dict[int, tuple[bool, CompetitionTable]]
+
+
+#: Each competition's rows (:class:`_Rows`), for at most this many competitions.
+_rows: dict[int, _Rows] = {}
+CACHED_COMPETITIONS = 64
+#: More changed rows than this are read with their whole competition (not a list of ids as parameters).
+IN_LIST = 500
+
 #: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
 _plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
-#: Boards matchpointed, by competition, board, its score adjustments and its tables' scores on it.
-_board_cache: dict[tuple[Any, ...], BoardResult] = {}
+
+
+@dataclass
+class _Group:
+    """One stage's (and instance's) boards as last scored: its tables' plays (in table order) and, by
+    round, the board's adjustments (JSON), its result and its entrants' results.
+
+    Why: every refresh of a live competition scores the whole field, but a finished round changes one
+    board; matchpointing every board again (and listing every entrant's result on it) was half of a
+    1,000-entrant swiss's refresh. A board is kept while its tables (the same, in the same order) have
+    the same seats, the same scores on its round and the same seats left before it, which are all that
+    :func:`~estimation.competition.board_result` and :func:`~estimation.competition.entrant_boards` read
+    of them; plays are compared by identity first (an unchanged table's play is the same cached object).
+    """
+
+    plays: list[TablePlay]
+    boards: dict[int, tuple[tuple[str, ...], BoardResult, list[EntrantBoard]]]
+
+    def same_on(self, group: list[TablePlay], r: int) -> bool:
+        """Whether ``group`` gives round ``r``'s board the same inputs as :attr:`plays` did."""
+        if len(group) != len(self.plays):
+            return False
+        for old, new in zip(self.plays, group, strict=True):
+            if old is new:
+                continue
+            if (old.table != new.table or old.seats != new.seats
+                    or (old.scores[r - 1] if len(old.scores) >= r else None)
+                    != (new.scores[r - 1] if len(new.scores) >= r else None)
+                    or any((old.left.get(s, r) < r) != (new.left.get(s, r) < r) for s in range(4))):
+                return False
+        return True
+
+
+#: Each competition's boards, by (competition, stage, instance): see :class:`_Group`.
+_groups: dict[tuple[int, int, int], _Group] = {}
+#: At most this many groups kept (a 10,000-table robot instance's is some 20 MB).
+CACHED_GROUPS = 256
 #: Finished tables' games (they never change), so that a read neither loads nor replays their records.
 _finished: dict[int, Game] = {}
 #: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
