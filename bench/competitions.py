@@ -127,6 +127,7 @@ async def standings_after_a_board(hub: Hub, cid: int, repeat: int) -> list[float
         # that one: the others' tables' scores on them did not change) is matchpointed again.
         for key in [k for k in fieldmod._plays if k[0] == last]:
             del fieldmod._plays[key]
+        fieldmod._done.pop(last, None)
         fieldmod._finished.pop(last, None)
         fieldmod._groups[(cid, *board[:2])].boards.pop(board[2], None)
         began = time.perf_counter()
@@ -146,6 +147,7 @@ async def a_traveller(hub: Hub, cid: int, repeat: int) -> list[float]:
         stage, rnd = 1 + i % found.comp.stages, 1 + i % found.rounds
         assert found.boards_seen(None, stage, 1) >= rnd
         board = next(b for b in found.scored().boards if b.board == (stage, 1, rnd))
+        await found.load_games(hub, [t.table for t in board.tables])
         traveller(board, {t.table: found.shown(t.table) for t in board.tables})
         times.append(time.perf_counter() - began)
     return times
@@ -234,6 +236,7 @@ async def main() -> None:
         began = time.perf_counter()
         found = await read_field(hub, swiss_id)
         assert found is not None
+        await found.load_games(hub)
         doc = found.export()
         took = time.perf_counter() - began
         print(f"swiss: the export ({len(json.dumps(doc)) / 1e6:.1f} MB): {took:.2f} s", flush=True)

@@ -11,9 +11,10 @@ too, in :meth:`Field.boards_seen`, so every route asks the same question the sam
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 
@@ -67,11 +68,29 @@ class Field:
     #: Every entry, withdrawn ones too (by id); :attr:`field_ids` are the ones in the field.
     entries: dict[int, CompetitionEntry]
     tables: list[CompetitionTable]
-    #: Each table's game as last committed (finished rounds are what counts), by table id.
+    #: Each table's game as last committed (finished rounds are what counts), by table id; a finished
+    #: table's only once :meth:`load_games` asked for it (a traveller, a replay, the export).
     games: dict[int, Game]
     leaves: list[CompetitionLeave]
     adjustments: list[CompetitionAdjustment]
+    #: Finished tables whose game is not in :attr:`games`: their rounds finished and whether a leaver
+    #: ended them (all the standings need of them, with their cached plays).
+    done: dict[int, Done] = field(default_factory=dict)
+    #: The plays of :attr:`done`'s tables as this read found them (another read may empty the cache).
+    kept: dict[PlayKey, TablePlay] = field(default_factory=dict)
     _scored: Scored | None = field(default=None, repr=False)
+
+    async def load_games(self, hub: CompetitionHost, table_ids: Iterable[int] | None = None) -> None:
+        """The games of finished tables in ``table_ids`` (None: all), for what reads their deals."""
+        wanted = [t for t in (self.done if table_ids is None else table_ids)
+                  if t in self.done and t not in self.games]
+        if wanted:
+            self.games.update(await _finished_games(hub, wanted))
+
+    def _game(self, table_id: int) -> Game | None:
+        if table_id in self.done and table_id not in self.games:
+            raise RuntimeError(f"table {table_id}'s game is not loaded (Field.load_games)")
+        return self.games.get(table_id)
 
     @cached_property
     def _leaves_at(self) -> dict[int, list[CompetitionLeave]]:
@@ -94,7 +113,8 @@ class Field:
         """The rounds a table finished that count: in a robot competition only those before its entrant
         withdrew or its window closed (a bot may finish the table; its later rounds count for nobody)."""
         game = self.games.get(table_id)
-        done = 0 if game is None else len(game.round_results)
+        finished = self.done.get(table_id)
+        done = len(game.round_results) if game is not None else 0 if finished is None else finished.rounds
         cut = self.cut_at(table_id)
         return done if cut is None else min(done, cut)
 
@@ -108,7 +128,7 @@ class Field:
         """A table as a board's traveller reads it: its game as committed (the traveller shows only the
         board asked for, to a viewer who may see it), or, for a robot table ended early, its record as far
         as it counts."""
-        game = self.games.get(table_id)
+        game = self._game(table_id)
         if game is not None and self.cut_at(table_id) is None:
             return game
         return self.record(table_id) or {}
@@ -117,7 +137,7 @@ class Field:
         """A table's record (every hand, never the seed: it would tell the deals of every stage), only as
         far as it counts (:meth:`cut_at`), and with ``rounds``, only its first ``rounds`` rounds (every
         deal of them finished: what a viewer who finished those boards may replay)."""
-        game = self.games.get(table_id)
+        game = self._game(table_id)
         if game is None:
             return None
         record = game.record()
@@ -170,22 +190,29 @@ class Field:
         only the table that finished it, not the whole field."""
         out = []
         for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
-            game = self.games.get(t.table_id)
-            if game is None:
+            key = self._play_key(t)
+            if key is None:
                 continue
-            left = self.left_at(t)
-            key = (t.table_id, self.rounds_done(t.table_id), game.ended is not None,
-                   tuple(sorted(left.items())))
-            play = _plays.get(key)
+            play = self.kept.get(key) or _plays.get(key)
             if play is None:
                 record = self.record(t.table_id)
                 assert record is not None
-                if len(_plays) > 20_000:
+                left = self.left_at(t)
+                if len(_plays) > CACHED_PLAYS:
                     _plays.clear()
                 play = _plays[key] = table_play(record, table=t.table_id, stage=t.stage, instance=t.instance,
                                                 seats=seats_of(t), left=left)
             out.append(play)
         return out
+
+    def _play_key(self, t: CompetitionTable) -> PlayKey | None:
+        """What a table's play depends on (None: no game yet): rounds counted, ended by a leaver, leavers."""
+        game = self.games.get(t.table_id)
+        finished = self.done.get(t.table_id)
+        if game is None and finished is None:
+            return None
+        ended = game.ended is not None if game is not None else finished is not None and finished.ended
+        return (t.table_id, self.rounds_done(t.table_id), ended, tuple(sorted(self.left_at(t).items())))
 
     def _boards(self, plays: list[TablePlay],
                 adjustments: list[Adjustment]) -> tuple[list[BoardResult], list[EntrantBoard]]:
@@ -336,10 +363,11 @@ async def read_field(hub: CompetitionHost, competition_id: int,
         adjustments = (await db.scalars(select(CompetitionAdjustment).where(
             CompetitionAdjustment.competition_id == competition_id))).all()
         ids = [t.table_id for t in tables if with_games and t.table_id not in hub.runtimes and not (
-            statuses.get(t.table_id) == "finished" and t.table_id in _finished)]
+            statuses.get(t.table_id) == "finished" and t.table_id in _done)]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
                       .tuples().all()) if ids else {}
     games: dict[int, Game] = {}
+    done: dict[int, Done] = {}
     for t in tables:
         # Finished is the table's own status: the flag may lag it (a restart between the two commits).
         t.finished = t.finished or statuses.get(t.table_id) == "finished"
@@ -350,18 +378,27 @@ async def read_field(hub: CompetitionHost, competition_id: int,
             if runtime.game is not None:
                 games[t.table_id] = runtime.game
             continue
-        done = _finished.get(t.table_id)
-        if done is not None and t.finished:
-            games[t.table_id] = done
+        finished = _done.get(t.table_id)
+        if finished is not None and t.finished:
+            done[t.table_id] = finished
             continue
         text = stored.get(t.table_id)
-        if text is not None:
+        if text is None:
+            continue
+        if t.finished:
+            game = games[t.table_id] = _finished_game(t.table_id, text)
+            if len(_done) > CACHED_DONE:
+                _done.clear()
+            _done[t.table_id] = Done(len(game.round_results), game.ended is not None)
+        else:
             games[t.table_id] = _stored_game(t.table_id, text)
-            if t.finished:
-                if len(_finished) > CACHED_GAMES:
-                    _finished.clear()
-                _finished[t.table_id] = games[t.table_id]
-    return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
+    found = Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments),
+                  done)
+    # A finished table whose play is not kept (its leavers changed, or the cache was full): its game.
+    keys = {t.table_id: found._play_key(t) for t in found.tables if t.table_id in done}
+    found.kept = {key: _plays[key] for key in keys.values() if key is not None and key in _plays}
+    await found.load_games(hub, [t for t, key in keys.items() if key not in found.kept])
+    return found
 
 
 @dataclass
@@ -384,8 +421,11 @@ CACHED_COMPETITIONS = 64
 #: More changed rows than this are read with their whole competition (not a list of ids as parameters).
 IN_LIST = 500
 
-#: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
-_plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
+#: What a table's play depends on: (table, rounds counted, ended by a leaver, leavers).
+PlayKey = tuple[int, int, bool, tuple[tuple[int, int], ...]]
+#: Tables' plays as the core read them, by :data:`PlayKey` (a micro table's is some 2 kB).
+_plays: dict[PlayKey, TablePlay] = {}
+CACHED_PLAYS = 50_000
 
 
 @dataclass
@@ -423,12 +463,46 @@ class _Group:
 _groups: dict[tuple[int, int, int], _Group] = {}
 #: At most this many groups kept (a 10,000-table robot instance's is some 20 MB).
 CACHED_GROUPS = 256
-#: Finished tables' games (they never change), so that a read neither loads nor replays their records.
+class Done(NamedTuple):
+    """What the standings need of a finished table besides its play: its rounds and how it ended."""
+
+    rounds: int
+    ended: bool
+
+
+#: Finished tables (they never change): a read of the standings neither loads nor replays their records.
+_done: dict[int, Done] = {}
+CACHED_DONE = 1_000_000
+#: Finished tables' games, for travellers, replays and the export (loaded by Field.load_games).
 _finished: dict[int, Game] = {}
 #: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
 _replayed: dict[tuple[int, int], Game] = {}
 #: At most this many games kept by each of the two (a finished micro game is some 100 kB in memory).
 CACHED_GAMES = 8192
+
+
+def _finished_game(table_id: int, text: str) -> Game:
+    """A finished table's game from its stored record, kept in :data:`_finished`."""
+    game = _finished.get(table_id)
+    if game is None:
+        if len(_finished) > CACHED_GAMES:
+            _finished.clear()
+        game = _finished[table_id] = load_record(json.loads(text))
+    return game
+
+
+async def _finished_games(hub: CompetitionHost, table_ids: list[int]) -> dict[int, Game]:
+    """Finished tables' games: kept ones, the others loaded from their stored records."""
+    out = {t: _finished[t] for t in table_ids if t in _finished}
+    missing = [t for t in table_ids if t not in out]
+    for start in range(0, len(missing), IN_LIST):
+        async with hub.session() as db:
+            stored = (await db.execute(select(Table.id, Table.record).where(
+                Table.id.in_(missing[start:start + IN_LIST])))).tuples().all()
+        for table_id, text in stored:
+            if text is not None:
+                out[table_id] = _finished_game(table_id, text)
+    return out
 
 
 def _stored_game(table_id: int, text: str) -> Game:
@@ -456,4 +530,5 @@ async def table_record(hub: CompetitionHost, competition_id: int, table_id: int,
     seen = found.boards_seen(None if entry is None else entry.id, table.stage, table.instance)
     if seen == 0:
         return None
+    await found.load_games(hub, [table_id])
     return found.record(table_id, None if found.stage_over(table.stage) else seen)
