@@ -18,6 +18,10 @@ on the cards). Then, in this process, through the server's own code (``server.co
   the core's draw, then each table made through the hub's table path and its entrants seated);
 * **the export** of the whole swiss (``Field.export``: the core's ``build_export`` from the records).
 
+The process runs under the server's own process tuning (``server/ops/tuning.py``: the collector's policy
+and the switch interval, as ``estimation serve`` installs them; ``ESTIMATION_PROCESS_TUNING=0`` to leave
+CPython's defaults), since a full collection over a big field is what a server's would be.
+
 Each run is bounded: the simulation takes about 30 s for 1,000 entrants, the rest a few seconds each.
 """
 
@@ -43,6 +47,7 @@ from estimation.server.competitions.field import read_field
 from estimation.server.competitions.service import standing_rows
 from estimation.server.config import Settings
 from estimation.server.hub import Hub
+from estimation.server.ops import tuning
 from estimation.server.social.service import Social
 from estimation.server.storage.database import migrate
 from estimation.server.storage.models import (
@@ -197,6 +202,8 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--robot-repeat", type=int, default=3)
     args = parser.parse_args()
+    if os.environ.get("ESTIMATION_PROCESS_TUNING", "1") != "0":
+        tuning.install()  # as `estimation serve` does
     cluster = None
     folder = tempfile.mkdtemp(prefix="bench-competitions-")
     from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
