@@ -1,11 +1,12 @@
 """A competition as the core sees it: read from the database (and the tables in memory), then scored.
 
 Everything here is read-only. A :class:`Field` is one consistent read of a competition: its entrants, its
-tables with who sat where, every table's game as last committed, the leavers and the director's
-adjustments. :meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`,
-the one computation behind the live standings, the traveller and the export; what may be shown to whom
-(fair play: a board only to an entrant who finished it, until its stage is over everywhere) is decided here
-too, in :meth:`Field.boards_seen`, so every route asks the same question the same way.
+tables with who sat where, every table's game as last committed (a finished table's only when a traveller, a
+replay or the export asks: :meth:`Field.load_games`), the leavers and the director's adjustments.
+:meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`, the one
+computation behind the live standings, the traveller and the export; what may be shown to whom (fair play: a
+board only to an entrant who finished it, until its stage is over everywhere) is decided here too, in
+:meth:`Field.boards_seen`, so every route asks the same question the same way.
 """
 
 from __future__ import annotations
