@@ -18,6 +18,10 @@ on the cards). Then, in this process, through the server's own code (``server.co
   the core's draw, then each table made through the hub's table path and its entrants seated);
 * **the export** of the whole swiss (``Field.export``: the core's ``build_export`` from the records).
 
+The process runs under the server's own process tuning (``server/ops/tuning.py``: the collector's policy
+and the switch interval, as ``estimation serve`` installs them; ``ESTIMATION_PROCESS_TUNING=0`` to leave
+CPython's defaults), since a full collection over a big field is what a server's would be.
+
 Each run is bounded: the simulation takes about 30 s for 1,000 entrants, the rest a few seconds each.
 """
 
@@ -43,6 +47,7 @@ from estimation.server.competitions.field import read_field
 from estimation.server.competitions.service import standing_rows
 from estimation.server.config import Settings
 from estimation.server.hub import Hub
+from estimation.server.ops import tuning
 from estimation.server.social.service import Social
 from estimation.server.storage.database import migrate
 from estimation.server.storage.models import (
@@ -127,9 +132,9 @@ async def standings_after_a_board(hub: Hub, cid: int, repeat: int) -> list[float
         # that one: the others' tables' scores on them did not change) is matchpointed again.
         for key in [k for k in fieldmod._plays if k[0] == last]:
             del fieldmod._plays[key]
+        fieldmod._done.pop(last, None)
         fieldmod._finished.pop(last, None)
-        for key in [k for k in fieldmod._board_cache if k[0] == cid and tuple(k[1]) == board]:
-            del fieldmod._board_cache[key]
+        fieldmod._groups[(cid, *board[:2])].boards.pop(board[2], None)
         began = time.perf_counter()
         found = await read_field(hub, cid)
         assert found is not None
@@ -147,6 +152,7 @@ async def a_traveller(hub: Hub, cid: int, repeat: int) -> list[float]:
         stage, rnd = 1 + i % found.comp.stages, 1 + i % found.rounds
         assert found.boards_seen(None, stage, 1) >= rnd
         board = next(b for b in found.scored().boards if b.board == (stage, 1, rnd))
+        await found.load_games(hub, [t.table for t in board.tables])
         traveller(board, {t.table: found.shown(t.table) for t in board.tables})
         times.append(time.perf_counter() - began)
     return times
@@ -196,6 +202,8 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--robot-repeat", type=int, default=3)
     args = parser.parse_args()
+    if os.environ.get("ESTIMATION_PROCESS_TUNING", "1") != "0":
+        tuning.install()  # as `estimation serve` does
     cluster = None
     folder = tempfile.mkdtemp(prefix="bench-competitions-")
     from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
@@ -235,6 +243,7 @@ async def main() -> None:
         began = time.perf_counter()
         found = await read_field(hub, swiss_id)
         assert found is not None
+        await found.load_games(hub)
         doc = found.export()
         took = time.perf_counter() - began
         print(f"swiss: the export ({len(json.dumps(doc)) / 1e6:.1f} MB): {took:.2f} s", flush=True)

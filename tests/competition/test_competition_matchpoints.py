@@ -145,6 +145,33 @@ def test_exact_fraction_ties_share_a_place_and_near_misses_do_not() -> None:
     assert [r["place"] for r in rows] == [1, 2]
 
 
+def _fraction_standings(totals: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    """(entrant, place) as RULES.md says: by the exact fraction, ties sharing the best place."""
+    exact = {e: Fraction(mp, top) if top else Fraction(0) for e, (mp, top) in totals.items()}
+    order = sorted(totals, key=lambda e: (-exact[e], e))
+    out: list[tuple[int, int]] = []
+    for i, e in enumerate(order):
+        tied = i and exact[e] == exact[order[i - 1]]
+        out.append((e, out[-1][1] if tied else i + 1))
+    return out
+
+
+@given(st.lists(st.tuples(st.integers(0, (1 << 26) - 1), st.integers(1, 1000)), min_size=1, max_size=40),
+       st.booleans())
+def test_standings_order_and_ties_are_the_exact_fractions(pairs: list[tuple[int, int]], big: bool) -> None:
+    # Neighbouring fractions with tops up to 2**26 - 1 (the largest the float key takes), equal ones
+    # with different tops, and tops past it (fractions then).
+    totals: dict[int, tuple[int, int]] = {}
+    for top, k in pairs:
+        top = top + (1 << 26) if big else top
+        mp = top * k // 1000
+        for e, (m, t) in enumerate([(mp, top), (max(0, mp - 1), top), (mp * 2, top * 2), (mp, top + 1)]):
+            if t and m <= t:
+                totals[4 * len(totals) + e] = (m, t)
+    rows = standings(totals)
+    assert [(r["entrant"], r["place"]) for r in rows] == _fraction_standings(totals)
+
+
 def test_top_zero_is_zero_percent_and_ties_with_zero_mp() -> None:
     assert percent(0, 0) == 0.0
     rows = standings({1: (0, 0), 2: (0, 8)})

@@ -16,6 +16,7 @@ from estimation.server.table.reducer import (
     BotAct,
     Command,
     Join,
+    Joins,
     Leave,
     LinkRematch,
     Rename,
@@ -184,6 +185,23 @@ def test_a_full_table_starts_and_a_finished_game_pays_the_pot() -> None:
     assert table.status == "finished"
     assert events[-1]["kind"] == "over" and sum(events[-1]["payout"].values()) == 40
     assert sum(wallets.values()) == 40 and table.pot == 0
+
+
+def test_joins_seat_as_the_joins_one_by_one_in_one_version() -> None:
+    joins = [Join(account, f"p{account}", seat=4 - account, seed=42) for account in (1, 2, 3, 4)]
+    one_by_one = fresh("koutchina", "micro", 0, False)
+    expected: list[dict[str, object]] = []
+    for join in joins:
+        one_by_one, events = reduce(one_by_one, join)
+        expected.extend(events)
+    start = fresh("koutchina", "micro", 0, False)
+    together, events = reduce(start, Joins(tuple(joins)))
+    assert events == expected and together.version == start.version + 1
+    assert together.seats == one_by_one.seats and together.status == "playing"
+    assert together.game is not None and one_by_one.game is not None
+    assert together.game.record() == one_by_one.game.record()
+    with pytest.raises(Unchanged):
+        reduce(start, Joins(()))
 
 
 @pytest.mark.parametrize("command,code", [

@@ -1,18 +1,21 @@
 """A competition as the core sees it: read from the database (and the tables in memory), then scored.
 
 Everything here is read-only. A :class:`Field` is one consistent read of a competition: its entrants, its
-tables with who sat where, every table's game as last committed, the leavers and the director's
-adjustments. :meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`,
-the one computation behind the live standings, the traveller and the export; what may be shown to whom
-(fair play: a board only to an entrant who finished it, until its stage is over everywhere) is decided here
-too, in :meth:`Field.boards_seen`, so every route asks the same question the same way.
+tables with who sat where, every table's game as last committed (a finished table's only when a traveller, a
+replay or the export asks: :meth:`Field.load_games`), the leavers and the director's adjustments.
+:meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`, the one
+computation behind the live standings, the traveller and the export; what may be shown to whom (fair play: a
+board only to an entrant who finished it, until its stage is over everywhere) is decided here too, in
+:meth:`Field.boards_seen`, so every route asks the same question the same way.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property, lru_cache
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 
@@ -21,6 +24,7 @@ from ...competition import (
     BoardKey,
     BoardResult,
     CompetitionExport,
+    EntrantBoard,
     Scored,
     Seats,
     StageEntry,
@@ -49,7 +53,13 @@ from .host import CompetitionHost
 
 
 def seats_of(row: CompetitionTable) -> Seats:
-    a, b, c, d = json.loads(row.seats)
+    return _seats(row.seats)
+
+
+@lru_cache(maxsize=65_536)
+def _seats(text: str) -> Seats:
+    """A table's seats from their JSON (kept: a refresh asks for every table's, each several times)."""
+    a, b, c, d = json.loads(text)
     return (a, b, c, d)
 
 
@@ -59,11 +69,37 @@ class Field:
     #: Every entry, withdrawn ones too (by id); :attr:`field_ids` are the ones in the field.
     entries: dict[int, CompetitionEntry]
     tables: list[CompetitionTable]
-    #: Each table's game as last committed (finished rounds are what counts), by table id.
+    #: Each table's game as last committed (finished rounds are what counts), by table id; a finished
+    #: table's only once :meth:`load_games` asked for it (a traveller, a replay, the export).
     games: dict[int, Game]
     leaves: list[CompetitionLeave]
     adjustments: list[CompetitionAdjustment]
+    #: Finished tables whose game is not in :attr:`games`: their rounds finished and whether a leaver
+    #: ended them (all the standings need of them, with their cached plays).
+    done: dict[int, Done] = field(default_factory=dict)
+    #: The plays of :attr:`done`'s tables as this read found them (another read may empty the cache).
+    kept: dict[PlayKey, TablePlay] = field(default_factory=dict)
     _scored: Scored | None = field(default=None, repr=False)
+
+    async def load_games(self, hub: CompetitionHost, table_ids: Iterable[int] | None = None) -> None:
+        """The games of finished tables in ``table_ids`` (None: all), for what reads their deals."""
+        wanted = [t for t in (self.done if table_ids is None else table_ids)
+                  if t in self.done and t not in self.games]
+        if wanted:
+            self.games.update(await _finished_games(hub, wanted))
+
+    def _game(self, table_id: int) -> Game | None:
+        if table_id in self.done and table_id not in self.games:
+            raise RuntimeError(f"table {table_id}'s game is not loaded (Field.load_games)")
+        return self.games.get(table_id)
+
+    @cached_property
+    def _leaves_at(self) -> dict[int, list[CompetitionLeave]]:
+        """The leaves by table (a robot competition whose window closed has one at most tables)."""
+        out: dict[int, list[CompetitionLeave]] = {}
+        for leave in self.leaves:
+            out.setdefault(leave.table_id, []).append(leave)
+        return out
 
     @property
     def field_ids(self) -> list[int]:
@@ -78,7 +114,8 @@ class Field:
         """The rounds a table finished that count: in a robot competition only those before its entrant
         withdrew or its window closed (a bot may finish the table; its later rounds count for nobody)."""
         game = self.games.get(table_id)
-        done = 0 if game is None else len(game.round_results)
+        finished = self.done.get(table_id)
+        done = len(game.round_results) if game is not None else 0 if finished is None else finished.rounds
         cut = self.cut_at(table_id)
         return done if cut is None else min(done, cut)
 
@@ -86,13 +123,13 @@ class Field:
         """A robot table ended by its entrant's withdrawal or the window's close: the rounds it had."""
         if self.comp.kind != "robot":
             return None
-        return next((x.rounds_done for x in self.leaves if x.table_id == table_id), None)
+        return next((x.rounds_done for x in self._leaves_at.get(table_id, ())), None)
 
     def shown(self, table_id: int) -> Game | dict[str, Any]:
         """A table as a board's traveller reads it: its game as committed (the traveller shows only the
         board asked for, to a viewer who may see it), or, for a robot table ended early, its record as far
         as it counts."""
-        game = self.games.get(table_id)
+        game = self._game(table_id)
         if game is not None and self.cut_at(table_id) is None:
             return game
         return self.record(table_id) or {}
@@ -101,7 +138,7 @@ class Field:
         """A table's record (every hand, never the seed: it would tell the deals of every stage), only as
         far as it counts (:meth:`cut_at`), and with ``rounds``, only its first ``rounds`` rounds (every
         deal of them finished: what a viewer who finished those boards may replay)."""
-        game = self.games.get(table_id)
+        game = self._game(table_id)
         if game is None:
             return None
         record = game.record()
@@ -118,8 +155,8 @@ class Field:
         """seat -> rounds its table had finished when that seat's entrant left."""
         seats = seats_of(table)
         out: dict[int, int] = {}
-        for leave in self.leaves:
-            if leave.table_id == table.table_id and leave.entry_id in seats:
+        for leave in self._leaves_at.get(table.table_id, ()):
+            if leave.entry_id in seats:
                 out[seats.index(leave.entry_id)] = leave.rounds_done
         return out
 
@@ -153,45 +190,66 @@ class Field:
         between reads while the table's counted rounds and leavers are the same: a finished board replays
         only the table that finished it, not the whole field."""
         out = []
+        keys = self._play_keys
         for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
-            game = self.games.get(t.table_id)
-            if game is None:
+            key = keys[t.table_id]
+            if key is None:
                 continue
-            left = self.left_at(t)
-            key = (t.table_id, self.rounds_done(t.table_id), game.ended is not None,
-                   tuple(sorted(left.items())))
-            play = _plays.get(key)
+            play = self.kept.get(key) or _plays.get(key)
             if play is None:
                 record = self.record(t.table_id)
                 assert record is not None
-                if len(_plays) > 20_000:
+                left = self.left_at(t)
+                if len(_plays) > CACHED_PLAYS:
                     _plays.clear()
                 play = _plays[key] = table_play(record, table=t.table_id, stage=t.stage, instance=t.instance,
                                                 seats=seats_of(t), left=left)
             out.append(play)
         return out
 
-    def _boards(self, plays: list[TablePlay], adjustments: list[Adjustment]) -> list[BoardResult]:
-        """Every board, in the order of :func:`~estimation.competition.board_results`."""
+    @cached_property
+    def _play_keys(self) -> dict[int, PlayKey | None]:
+        """Every table's :meth:`_play_key`, once a read (10,000 of them in a robot competition)."""
+        return {t.table_id: self._play_key(t) for t in self.tables}
+
+    def _play_key(self, t: CompetitionTable) -> PlayKey | None:
+        """What a table's play depends on (None: no game yet): rounds counted, ended by a leaver, leavers."""
+        game = self.games.get(t.table_id)
+        finished = self.done.get(t.table_id)
+        if game is None and finished is None:
+            return None
+        ended = game.ended is not None if game is not None else finished is not None and finished.ended
+        return (t.table_id, self.rounds_done(t.table_id), ended, tuple(sorted(self.left_at(t).items())))
+
+    def _boards(self, plays: list[TablePlay],
+                adjustments: list[Adjustment]) -> tuple[list[BoardResult], list[EntrantBoard]]:
+        """Every board, in the order of :func:`~estimation.competition.board_results`, and each board's
+        entrant results (the core's :func:`~estimation.competition.entrant_boards` of that board alone),
+        each kept while the board's inputs are the same (see :class:`_Group`)."""
         groups: dict[tuple[int, int], list[TablePlay]] = {}
         for p in plays:
             groups.setdefault((p.stage, p.instance), []).append(p)
-        out = []
+        if len(_groups) > CACHED_GROUPS:
+            _groups.clear()
+        boards: list[BoardResult] = []
+        results: list[EntrantBoard] = []
         for (stage, instance), group in sorted(groups.items()):
             group.sort(key=lambda p: p.table)
+            cached = _groups.get((self.comp.id, stage, instance))
+            fresh = _Group(group, {})
             for r in range(1, self.rounds + 1):
                 key = BoardKey(stage, instance, r)
-                mine = tuple(json.dumps(a, sort_keys=True) for a in adjustments if "score" in a
-                             and (a["stage"], a["instance"], a["round"]) == key)
-                sign = (self.comp.id, key, mine, tuple(
-                    (p.table, p.seats, p.scores[r - 1] if len(p.scores) >= r else None) for p in group))
-                board = _board_cache.get(sign)
-                if board is None:
-                    if len(_board_cache) > 100_000:
-                        _board_cache.clear()
-                    board = _board_cache[sign] = board_result(key, group, adjustments)
-                out.append(board)
-        return out
+                mine = [a for a in adjustments if (a["stage"], a["instance"], a["round"]) == key]
+                sign = tuple(json.dumps(a, sort_keys=True) for a in mine)
+                kept = None if cached is None else cached.boards.get(r)
+                if kept is None or kept[0] != sign or cached is None or not cached.same_on(group, r):
+                    board = board_result(key, group, mine)
+                    kept = (sign, board, entrant_boards([board], group, [a for a in mine if "mp" in a]))
+                fresh.boards[r] = kept
+                boards.append(kept[1])
+                results.extend(kept[2])
+            _groups[(self.comp.id, stage, instance)] = fresh
+        return boards, results
 
     def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
         """The core's figures for this read (computed once per read): the steps of the core's
@@ -202,11 +260,14 @@ class Field:
             return self._scored
         plays = self.plays()
         adjustments = self.core_adjustments(extra)
-        # Checked whole when an adjustment is being made; otherwise each board from the core's
-        # board_result, kept while its tables' scores on it are the same (a finished round changes one).
-        boards = board_results(plays, self.rounds, adjustments) if extra is not None else self._boards(
-            plays, adjustments)
-        results = entrant_boards(boards, plays, adjustments)
+        if extra is not None:
+            # Checked whole when an adjustment is being made (the core refuses one naming no board).
+            boards = board_results(plays, self.rounds, adjustments)
+            results = entrant_boards(boards, plays, adjustments)
+        else:
+            # Otherwise each board as the core's board_result and entrant_boards make it, kept while its
+            # inputs are the same (a finished round changes one board).
+            boards, results = self._boards(plays, adjustments)
         scored = Scored(plays, boards, results, standings(entrant_totals(results, self.field_ids)))
         if extra is None:
             self._scored = scored
@@ -277,24 +338,47 @@ async def read_field(hub: CompetitionHost, competition_id: int,
         comp = await db.get(Competition, competition_id)
         if comp is None:
             return None
-        entries = (await db.scalars(select(CompetitionEntry).where(
-            CompetitionEntry.competition_id == competition_id))).all()
-        tables = (await db.scalars(select(CompetitionTable).where(
-            CompetitionTable.competition_id == competition_id))).all()
+        rows = _rows.get(competition_id)
+        if rows is None:
+            if len(_rows) > CACHED_COMPETITIONS:
+                _rows.clear()
+            rows = _rows[competition_id] = _Rows({}, {})
+        flags = (await db.execute(select(
+            CompetitionEntry.id, CompetitionEntry.withdrawn, CompetitionEntry.removed).where(
+            CompetitionEntry.competition_id == competition_id))).tuples().all()
+        changed = [i for i, withdrawn, removed in flags
+                   if rows.entries.get(i, (None,))[:2] != (withdrawn, removed)]
+        if changed:
+            which = (CompetitionEntry.id.in_(changed) if len(changed) <= IN_LIST
+                     else CompetitionEntry.competition_id == competition_id)
+            for e in (await db.scalars(select(CompetitionEntry).where(which))).all():
+                rows.entries[e.id] = (e.withdrawn, e.removed, e)
+        entries = [rows.entries[i][2] for i, _, _ in flags]
+        states = (await db.execute(select(CompetitionTable.table_id, CompetitionTable.finished, Table.status)
+                                   .join(Table, Table.id == CompetitionTable.table_id).where(
+            CompetitionTable.competition_id == competition_id))).tuples().all()
+        statuses = {i: status for i, _, status in states}
+        changed = [i for i, finished, _ in states if rows.tables.get(i, (None,))[0] != finished]
+        if changed:
+            which = (CompetitionTable.table_id.in_(changed) if len(changed) <= IN_LIST
+                     else CompetitionTable.competition_id == competition_id)
+            for row in (await db.scalars(select(CompetitionTable).where(which))).all():
+                rows.tables[row.table_id] = (row.finished, row)
+        tables = [rows.tables[i][1] for i, _, _ in states]
         leaves = (await db.scalars(select(CompetitionLeave).where(
             CompetitionLeave.competition_id == competition_id))).all()
         adjustments = (await db.scalars(select(CompetitionAdjustment).where(
             CompetitionAdjustment.competition_id == competition_id))).all()
-        statuses = dict((await db.execute(select(Table.id, Table.status).where(
-            Table.competition_id == competition_id))).tuples().all())
         ids = [t.table_id for t in tables if with_games and t.table_id not in hub.runtimes and not (
-            statuses.get(t.table_id) == "finished" and t.table_id in _finished)]
+            statuses.get(t.table_id) == "finished" and t.table_id in _done)]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
                       .tuples().all()) if ids else {}
     games: dict[int, Game] = {}
+    done: dict[int, Done] = {}
     for t in tables:
         # Finished is the table's own status: the flag may lag it (a restart between the two commits).
-        t.finished = t.finished or statuses.get(t.table_id) == "finished"
+        if not t.finished and statuses.get(t.table_id) == "finished":
+            t.finished = True
         if not with_games:
             continue
         runtime = hub.runtimes.get(t.table_id)
@@ -302,30 +386,131 @@ async def read_field(hub: CompetitionHost, competition_id: int,
             if runtime.game is not None:
                 games[t.table_id] = runtime.game
             continue
-        done = _finished.get(t.table_id)
-        if done is not None and t.finished:
-            games[t.table_id] = done
+        finished = _done.get(t.table_id)
+        if finished is not None and t.finished:
+            done[t.table_id] = finished
             continue
         text = stored.get(t.table_id)
-        if text is not None:
+        if text is None:
+            continue
+        if t.finished:
+            game = games[t.table_id] = _finished_game(t.table_id, text)
+            if len(_done) > CACHED_DONE:
+                _done.clear()
+            _done[t.table_id] = Done(len(game.round_results), game.ended is not None)
+        else:
             games[t.table_id] = _stored_game(t.table_id, text)
-            if t.finished:
-                if len(_finished) > CACHED_GAMES:
-                    _finished.clear()
-                _finished[t.table_id] = games[t.table_id]
-    return Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments))
+    found = Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments),
+                  done)
+    # A finished table whose play is not kept (its leavers changed, or the cache was full): its game.
+    keys = {t: key for t, key in found._play_keys.items() if t in done}
+    found.kept = {key: _plays[key] for key in keys.values() if key is not None and key in _plays}
+    await found.load_games(hub, [t for t, key in keys.items() if key not in found.kept])
+    return found
 
 
-#: Tables' plays as the core read them, by (table, rounds counted, ended by a leaver, leavers).
-_plays: dict[tuple[int, int, bool, tuple[tuple[int, int], ...]], TablePlay] = {}
-#: Boards matchpointed, by competition, board, its score adjustments and its tables' scores on it.
-_board_cache: dict[tuple[Any, ...], BoardResult] = {}
-#: Finished tables' games (they never change), so that a read neither loads nor replays their records.
+@dataclass
+class _Rows:
+    """A competition's entry and table rows as last read, each with the columns that can change (an
+    entry's withdrawn and removed, a table's finished) as they were read.
+
+    Why: loading 1,000 entries and 750 tables through the ORM on every refresh was half of a swiss's
+    refresh (10,000 and 10,000 in a robot competition: a second). Every other column is written once,
+    when the row is made, so a read fetches those flags as plain tuples and loads only the rows that are
+    new or whose flags moved (reading them again: any worker may have written them)."""
+
+    entries: dict[int, tuple[bool, bool, CompetitionEntry]]
+    tables: dict[int, tuple[bool, CompetitionTable]]
+
+
+#: Each competition's rows (:class:`_Rows`), for at most this many competitions.
+_rows: dict[int, _Rows] = {}
+CACHED_COMPETITIONS = 64
+#: More changed rows than this are read with their whole competition (not a list of ids as parameters).
+IN_LIST = 500
+
+#: What a table's play depends on: (table, rounds counted, ended by a leaver, leavers).
+PlayKey = tuple[int, int, bool, tuple[tuple[int, int], ...]]
+#: Tables' plays as the core read them, by :data:`PlayKey` (a micro table's is some 2 kB).
+_plays: dict[PlayKey, TablePlay] = {}
+CACHED_PLAYS = 50_000
+
+
+@dataclass
+class _Group:
+    """One stage's (and instance's) boards as last scored: its tables' plays (in table order) and, by
+    round, the board's adjustments (JSON), its result and its entrants' results.
+
+    Why: every refresh of a live competition scores the whole field, but a finished round changes one
+    board; matchpointing every board again (and listing every entrant's result on it) was half of a
+    1,000-entrant swiss's refresh. A board is kept while its tables (the same, in the same order) have
+    the same seats, the same scores on its round and the same seats left before it, which are all that
+    :func:`~estimation.competition.board_result` and :func:`~estimation.competition.entrant_boards` read
+    of them; plays are compared by identity first (an unchanged table's play is the same cached object).
+    """
+
+    plays: list[TablePlay]
+    boards: dict[int, tuple[tuple[str, ...], BoardResult, list[EntrantBoard]]]
+
+    def same_on(self, group: list[TablePlay], r: int) -> bool:
+        """Whether ``group`` gives round ``r``'s board the same inputs as :attr:`plays` did."""
+        if len(group) != len(self.plays):
+            return False
+        for old, new in zip(self.plays, group, strict=True):
+            if old is new:
+                continue
+            if (old.table != new.table or old.seats != new.seats
+                    or (old.scores[r - 1] if len(old.scores) >= r else None)
+                    != (new.scores[r - 1] if len(new.scores) >= r else None)
+                    or any((old.left.get(s, r) < r) != (new.left.get(s, r) < r) for s in range(4))):
+                return False
+        return True
+
+
+#: Each competition's boards, by (competition, stage, instance): see :class:`_Group`.
+_groups: dict[tuple[int, int, int], _Group] = {}
+#: At most this many groups kept (a 10,000-table robot instance's is some 20 MB).
+CACHED_GROUPS = 256
+class Done(NamedTuple):
+    """What the standings need of a finished table besides its play: its rounds and how it ended."""
+
+    rounds: int
+    ended: bool
+
+
+#: Finished tables (they never change): a read of the standings neither loads nor replays their records.
+_done: dict[int, Done] = {}
+CACHED_DONE = 1_000_000
+#: Finished tables' games, for travellers, replays and the export (loaded by Field.load_games).
 _finished: dict[int, Game] = {}
 #: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
 _replayed: dict[tuple[int, int], Game] = {}
 #: At most this many games kept by each of the two (a finished micro game is some 100 kB in memory).
 CACHED_GAMES = 8192
+
+
+def _finished_game(table_id: int, text: str) -> Game:
+    """A finished table's game from its stored record, kept in :data:`_finished`."""
+    game = _finished.get(table_id)
+    if game is None:
+        if len(_finished) > CACHED_GAMES:
+            _finished.clear()
+        game = _finished[table_id] = load_record(json.loads(text))
+    return game
+
+
+async def _finished_games(hub: CompetitionHost, table_ids: list[int]) -> dict[int, Game]:
+    """Finished tables' games: kept ones, the others loaded from their stored records."""
+    out = {t: _finished[t] for t in table_ids if t in _finished}
+    missing = [t for t in table_ids if t not in out]
+    for start in range(0, len(missing), IN_LIST):
+        async with hub.session() as db:
+            stored = (await db.execute(select(Table.id, Table.record).where(
+                Table.id.in_(missing[start:start + IN_LIST])))).tuples().all()
+        for table_id, text in stored:
+            if text is not None:
+                out[table_id] = _finished_game(table_id, text)
+    return out
 
 
 def _stored_game(table_id: int, text: str) -> Game:
@@ -353,4 +538,5 @@ async def table_record(hub: CompetitionHost, competition_id: int, table_id: int,
     seen = found.boards_seen(None if entry is None else entry.id, table.stage, table.instance)
     if seen == 0:
         return None
+    await found.load_games(hub, [table_id])
     return found.record(table_id, None if found.stage_over(table.stage) else seen)

@@ -518,20 +518,21 @@ class Competitions:
         return runtime.id
 
     async def _seat_entrants(self, found: Field, runtime: TableRuntime, stage: int, seats: Seats) -> None:
-        """Seat each of ``seats``' entrants not seated there yet, and tell them where their table is."""
-        async with self.hub.session() as db:
-            guests = dict((await db.execute(select(Account.id, Account.is_guest).where(Account.id.in_(
-                [found.entries[e].account_id for e in seats if e is not None])))).tuples().all())
-        for seat, entrant in enumerate(seats):
-            if entrant is None:
-                continue
-            entry = found.entries[entrant]
-            if runtime.seats[seat].account_id != entry.account_id:
-                await runtime.join(entry.account_id, entry.name, bool(guests.get(entry.account_id)), seat,
-                                   False, runtime.rules.invite_code)
-            self.hub.bus.publish(user_topic(entry.account_id), {
-                "type": "competition_table", "competition": found.comp.id, "stage": stage,
-                "table_id": runtime.id})
+        """Seat each of ``seats``' entrants not seated there yet (in one change of the table's), and tell
+        them where their table is."""
+        missing = [(seat, found.entries[e]) for seat, e in enumerate(seats)
+                   if e is not None and runtime.seats[seat].account_id != found.entries[e].account_id]
+        if missing:
+            async with self.hub.session() as db:
+                guests = dict((await db.execute(select(Account.id, Account.is_guest).where(Account.id.in_(
+                    [entry.account_id for _, entry in missing])))).tuples().all())
+            await runtime.join_all([(entry.account_id, entry.name, bool(guests.get(entry.account_id)), seat)
+                                    for seat, entry in missing])
+        for entrant in seats:
+            if entrant is not None:
+                self.hub.bus.publish(user_topic(found.entries[entrant].account_id), {
+                    "type": "competition_table", "competition": found.comp.id, "stage": stage,
+                    "table_id": runtime.id})
 
     async def play_robot(self, competition_id: int, me: Account) -> int:
         """A robot entrant's table: made at its first call inside the window (seat 0, three bots, its

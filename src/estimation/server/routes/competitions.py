@@ -354,6 +354,7 @@ async def board_traveller(competition_id: CompetitionId, stage: Stage, round: Ro
     board = next((b for b in found.scored().boards if b.board == (stage, instance, round)), None)
     if board is None:
         raise HTTPException(404, "there is no such board")
+    await found.load_games(hub, [t.table for t in board.tables])
     return {"stage": stage, "instance": instance, "round": round, "top": board.top,
             "tables": traveller(board, {t.table: found.shown(t.table) for t in board.tables})}
 
@@ -405,4 +406,5 @@ async def export(competition_id: CompetitionId, hub: HubDep, creds: Creds,
     found = await hub.competitions.visible(competition_id, await _account(hub, creds), invite)
     if found.comp.status != "finished":
         raise HTTPException(409, "the competition is not finished")
+    await found.load_games(hub)
     return dict(found.export())

@@ -321,6 +321,15 @@ class Join:
 
 
 @dataclass(frozen=True, slots=True)
+class Joins:
+    """Several players take their seats in one change, one version on: each :class:`Join` reduced in
+    turn, as if alone. A competition's table seats its entrants so (one transaction a table, not one a
+    player: seating a 1,000-entrant stage, docs/performance.md)."""
+
+    joins: tuple[Join, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SeatBots:
     """The creator seats a bot in every empty seat, which starts the game."""
 
@@ -393,7 +402,8 @@ class Rename:
     name: str
 
 
-Command = Join | SeatBots | Act | BotAct | SetAway | Leave | Abandon | ScheduleBots | LinkRematch | Rename
+Command = (Join | Joins | SeatBots | Act | BotAct | SetAway | Leave | Abandon | ScheduleBots | LinkRematch
+           | Rename)
 
 
 def create(command: Create) -> tuple[TableState, Events]:
@@ -432,6 +442,14 @@ def reduce(table: TableState, command: Command) -> tuple[TableState, Events]:
     match command:
         case Join():
             status, pot, game, events = _join(table, seats, command)
+        case Joins(joins=joins):
+            if not joins:
+                raise Unchanged
+            after, events = table, []
+            for join in joins:
+                after, more = reduce(after, join)
+                events.extend(more)
+            return with_version(after, table.version + 1), events
         case SeatBots():
             status, pot, game, events = _seat_bots(table, seats, command)
         case Act() | BotAct():

@@ -25,6 +25,7 @@ import datetime as dt
 import logging
 import secrets
 from collections import OrderedDict, deque
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...actions import Action
@@ -44,6 +45,7 @@ from .reducer import (
     Command,
     Events,
     Join,
+    Joins,
     Leave,
     LinkRematch,
     PublicTable,
@@ -317,6 +319,17 @@ class TableRuntime:
             command = Join(account_id, name, is_guest, seat, stake, invite, secrets.randbits(63))
             await self._change(command)
             return next(i for i, s in enumerate(self.seats) if s.account_id == account_id)
+
+    async def join_all(self, players: Sequence[tuple[int, str, bool, int]]) -> None:
+        """Seat each (account, name, is_guest, seat) of ``players`` in one change (:class:`Joins`), with
+        this table's invite: a competition's entrants at their table."""
+        async with self.lock:
+            invite = self.rules.invite_code
+            if not all(self.admits(account_id, invite) for account_id, _, _, _ in players):
+                raise no_such_table()
+            await self._change(Joins(tuple(Join(account_id, name, is_guest, seat, False, invite,
+                                                secrets.randbits(63))
+                                           for account_id, name, is_guest, seat in players)))
 
     async def fill_with_bots(self, account_id: int) -> list[int]:
         """The creator seats a bot in every empty seat (a private table whose friends did not all come);
