@@ -185,9 +185,6 @@ class Ruleset:
 
     #: The ruleset's name in records, views and URLs.
     name: ClassVar[str]
-    #: The ruleset's name as people read it, by language code ("en" always where set): pages show it
-    #: wherever they name the ruleset to a person (a profile's level panel); the plain name where unset.
-    titles: ClassVar[dict[str, str]] = {}
     #: Its name as people read it, by language code: "en" always, which a client shows for a language
     #: missing here (:meth:`display_name`).
     display_names: ClassVar[dict[str, str]] = {}
@@ -467,7 +464,6 @@ class Ruleset:
             "score_lines": dict(self.score_lines),
             "saaydeh": self.saaydeh,
             "leaver_ends_match": self.leaver_ends_match,
-            "titles": {"en": self.name, **self.titles},
             "level_points": None if self.level_points is None else dict(self.level_points),
             "badge_wins": self.badge_wins,
             "roles": list(self.role_markers()),

@@ -45,7 +45,6 @@ _OWN_TIPS: Final = {
 
 class Classic(Koutchina):
     name: ClassVar[str] = "classic"
-    titles: ClassVar[dict[str, str]] = {"en": "Classic", "ar": "الكلاسيكية"}
     display_names: ClassVar[dict[str, str]] = {"en": "Classic", "ar": "الكلاسيكية"}
     #: Koutchina's, but for the Caller, With, the Dash Call, the Dash and the Risk levels (they score
     #: otherwise here).

@@ -52,7 +52,6 @@ class EgyptianDeclarations(Declarations):
 
 class Egyptian(Ruleset):
     name: ClassVar[str] = "egyptian"
-    titles: ClassVar[dict[str, str]] = {"en": "Egyptian", "ar": "المصرية"}
     display_names: ClassVar[dict[str, str]] = {"en": "Egyptian", "ar": "المصرية"}
     marker_tips: ClassVar[dict[str, dict[str, str]]] = {
         "en": {

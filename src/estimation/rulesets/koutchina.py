@@ -77,7 +77,6 @@ class Koutchina(Ruleset):
     """The default ruleset. :class:`~estimation.rulesets.classic.Classic` reuses its declarations."""
 
     name: ClassVar[str] = "koutchina"
-    titles: ClassVar[dict[str, str]] = {"en": "Koutchina", "ar": "الكوتشينة"}
     display_names: ClassVar[dict[str, str]] = {"en": "Koutchina", "ar": "كوتشينة"}
     marker_tips: ClassVar[dict[str, dict[str, str]]] = {
         "en": {

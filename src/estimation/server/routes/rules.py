@@ -38,10 +38,8 @@ class RulesetOut(BaseModel):
     score_lines: dict[str, str] = Field(description="The score sheet lines used: breakdown field -> heading.")
     saaydeh: bool
     leaver_ends_match: bool
-    titles: dict[str, str] = Field(description="The ruleset's name as people read it, by language code.")
     level_points: dict[str, int] | None = Field(
         description="Level points for a match won, drawn and lost (null: the ruleset keeps none).")
-    badge_wins: int = Field(description="The wins that earn the ruleset's badge (0: no badge).")
     with_bids: bool
     offer_kinds: list[str] = Field(
         description="The kinds whose deal opens with the offer to sit out on zero.")

@@ -10,7 +10,7 @@ const pct = (x) => (x === null || x === undefined ? "–" : `${Math.round(x * 10
 
 /** One ruleset's level panel: its points, its badge (or how far from it) and its record. */
 function levelPanel(lv, info) {
-  const r = (info && (info.titles[getLang()] || info.titles.en)) || lv.ruleset;
+  const r = (info && (info.display_names[getLang()] || info.display_names.en)) || lv.ruleset;
   const pays = (info && info.level_points) || { win: 0, draw: 0, loss: 0 };
   const need = info ? info.badge_wins : 0;
   return h("div", { class: "panel level-panel", id: `profile-level-${lv.ruleset}`, "data-ruleset": lv.ruleset,
