@@ -64,20 +64,23 @@ async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
     events = 0
     slowest = 0.0
     journal_before = now - dt.timedelta(seconds=settings.journal_keep_seconds)
+    after = 0  # the batches walk the tables by id: each looks only past the last one's
     while True:
         began = time.perf_counter()
         async with session() as db, db.begin():
             tables = (await db.scalars(
                 select(Table.id).where(
+                    Table.id > after,
                     Table.status.in_(("finished", "abandoned")), Table.finished_at < journal_before,
                     Table.record_version == Table.version,
                     exists().where(Event.table_id == Table.id))
-                .limit(BATCH))).all()
+                .order_by(Table.id).limit(BATCH))).all()
             if tables:
                 events += await _deleted(db, delete(Event).where(Event.table_id.in_(tables)))
         slowest = max(slowest, time.perf_counter() - began)
         if not tables:
             break
+        after = tables[-1]
         await asyncio.sleep(PAUSE)
     async with session() as db, db.begin():
         # Worker rows carry timezone-aware times (the cluster's SQL uses now()).
