@@ -46,6 +46,7 @@ from estimation.server.cluster.pgcluster import ThrowawayCluster, create_databas
 from estimation.server.config import Settings
 from estimation.server.storage.database import make_engine, migrate, sessionmaker
 from estimation.server.storage.pruning import prune
+from estimation.server.table.journal import Journal
 
 #: The relations a finished bot game writes rows into, and the column that holds the table's id.
 COPIED = {"tables": "id", "seats": "table_id", "events": "table_id"}
@@ -208,9 +209,21 @@ async def measure(url: str, path: Path | None, args: argparse.Namespace, played:
               f"{copied:.1f} s")
         before = await sizes(engine, path)
         show("before pruning", before)
+        # As in the server: the journal's writer keeps the WAL checkpointed (SQLite) while the pruner runs.
+        journal = Journal(engine, asyncio.Lock() if engine.dialect.name == "sqlite" else None)
+        journal.start()
         began = time.monotonic()
-        pruned = await prune(sessionmaker(engine), Settings(database_url=url, journal_keep_seconds=0))
+        try:
+            pruned = await prune(sessionmaker(engine), Settings(database_url=url, journal_keep_seconds=0))
+        finally:
+            figures = journal.stats()
+            await journal.stop()
+        print("journal:", {k: v for k, v in figures.items() if "checkpoint" in k})
         took = time.monotonic() - began
+        wal = path.with_name(path.name + "-wal") if path is not None else None
+        if wal is not None and wal.exists():  # its high-water mark: SQLite reuses the file, never shrinks it
+            print(f"the WAL file after pruning: {mb(wal.stat().st_size)}")
+
         print(f"pruned {pruned.events:,} journal rows in {took:.1f} s; the slowest batch's transaction "
               f"{1000 * pruned.slowest_batch:.0f} ms")
         after = await sizes(engine, path)
