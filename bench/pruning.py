@@ -127,10 +127,12 @@ async def copy_games(engine: AsyncEngine, copies: int) -> tuple[int, float]:
                                [{"n": n} for n in range(first, last + 1)])
             for name, key in COPIED.items():
                 cols = columns[name]
-                picked = ", ".join(f"{c} + k.n * {stride}" if c == key else c for c in cols)
+                quoted = [f'"{c}"' for c in cols]  # a column may be a keyword ("left")
+                picked = ", ".join(f"x.{q} + k.n * {stride}" if c == key else f"x.{q}"
+                                   for c, q in zip(cols, quoted, strict=True))
                 # Only the templates (ids up to the stride) are copied, every one finished.
                 await conn.execute(text(
-                    f"INSERT INTO {name} ({', '.join(cols)}) SELECT {picked} FROM {name} x CROSS JOIN "
+                    f"INSERT INTO {name} ({', '.join(quoted)}) SELECT {picked} FROM {name} x CROSS JOIN "
                     f"bench_copies k WHERE x.{key} <= {stride}"))
     async with engine.begin() as conn:
         await conn.execute(text("DROP TABLE bench_copies"))
