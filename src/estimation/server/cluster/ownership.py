@@ -373,16 +373,14 @@ class Ownership:
         epoch = await self._pool.fetchval(_CLAIM_COMPETITION, competition_id, self.owner)
         if epoch is None:
             return None
-        self._count("claimed")
-        self.competition_epochs[competition_id] = int(epoch)
+        self.competition_epochs[competition_id] = int(epoch)  # not in the tables' counts (the metrics)
         return int(epoch)
 
     def competition_refused(self, competition_id: int) -> None:
         """A write of ``competition_id`` was refused by the fence: it is not ours any more."""
         if self._fenced is not None:
             self._fenced()
-        if self.competition_epochs.pop(competition_id, None) is not None:
-            self._count("lost")
+        self.competition_epochs.pop(competition_id, None)
 
     def adopt_created(self, table_id: int, epoch: int) -> None:
         """A table this worker created, with its ownership row written in the same transaction."""

@@ -41,7 +41,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import TextClause, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -226,9 +226,13 @@ class Competitions:
         elif kind == "competition_watchable":
             self._later(lambda: self._refresh_watchable(competition_id))
 
-    async def _poked(self, competition_id: int) -> None:
+    def _held(self, competition_id: int) -> bool:
+        """Whether this process owns the competition now (always in one process), without a claim."""
         ownership = self.hub.ownership
-        if ownership is not None and competition_id in ownership.competition_epochs:
+        return ownership is None or competition_id in ownership.competition_epochs
+
+    async def _poked(self, competition_id: int) -> None:
+        if self._held(competition_id):
             with contextlib.suppress(CompetitionFenced, TableMoved):
                 await self._seat(competition_id)
                 await self._after_board(competition_id)
@@ -246,25 +250,25 @@ class Competitions:
             if runtime.id in stage_of:
                 runtime.watchable = found.watchable(stage_of[runtime.id])
 
-    def _fence(self, competition_id: int) -> tuple[str, dict[str, int]] | None:
-        """The fencing condition of this worker's writes of the competition (None in one process)."""
+    def _fence(self, competition_id: int) -> tuple[TextClause, ...]:
+        """The fencing condition of this worker's writes of the competition, for a statement's ``where``
+        (none in one process)."""
         ownership = self.hub.ownership
         if ownership is None:
-            return None
+            return ()
         epoch = ownership.competition_epochs.get(competition_id)
         if epoch is None:
             raise CompetitionFenced(competition_id)
-        return (COMPETITION_FENCE.format(competition=":fence_competition", owner=":fence_owner",
-                                         epoch=":fence_epoch"),
-                {"fence_competition": competition_id, "fence_owner": ownership.owner, "fence_epoch": epoch})
+        return (text(COMPETITION_FENCE.format(competition=":fence_competition", owner=":fence_owner",
+                                              epoch=":fence_epoch"))
+                .bindparams(fence_competition=competition_id, fence_owner=ownership.owner,
+                            fence_epoch=epoch),)
 
     async def _check_fence(self, db: AsyncSession, competition_id: int) -> None:
         """Inside ``db``'s transaction: refuse (:class:`CompetitionFenced`) unless this worker still owns the
         competition; the ownership row stays share-locked until the transaction ends, so a claim waits."""
         fence = self._fence(competition_id)
-        if fence is None:
-            return
-        if not await db.scalar(text("SELECT " + fence[0]).bindparams(**fence[1])):
+        if fence and not await db.scalar(select(*fence)):
             assert self.hub.ownership is not None
             self.hub.ownership.competition_refused(competition_id)
             raise CompetitionFenced(competition_id)
@@ -446,12 +450,11 @@ class Competitions:
         fence = self._fence(competition_id)
         async with self.hub.session() as db, db.begin():
             moved = await db.execute(update(Competition).where(
-                Competition.id == competition_id, Competition.stage == stage - 1,
-                *(() if fence is None else (text(fence[0]).bindparams(**fence[1]),)))
+                Competition.id == competition_id, Competition.stage == stage - 1, *fence)
                 .values(stage=stage, stage_plan=json.dumps([list(t) for t in tables]))
                 .execution_options(synchronize_session=False))
         if moved.rowcount != 1:  # type: ignore[attr-defined]
-            if fence is not None and not await self._still_mine(competition_id):
+            if fence and not await self._still_mine(competition_id):
                 raise CompetitionFenced(competition_id)
             return  # moved on by someone else already
         await self._seat_plan(competition_id)
@@ -486,8 +489,7 @@ class Competitions:
         fence = self._fence(competition_id)
         async with self.hub.session() as db, db.begin():
             await db.execute(update(Competition).where(
-                Competition.id == competition_id, Competition.stage == comp.stage,
-                *(() if fence is None else (text(fence[0]).bindparams(**fence[1]),)))
+                Competition.id == competition_id, Competition.stage == comp.stage, *fence)
                 .values(stage_plan=None).execution_options(synchronize_session=False))
         await self._announce(competition_id)
 
@@ -683,7 +685,7 @@ class Competitions:
             async with self.lock(competition_id), self.hub.session() as db, db.begin():
                 await db.execute(update(CompetitionTable).where(CompetitionTable.table_id == table_id)
                                  .values(finished=True).execution_options(synchronize_session=False))
-        if self.hub.ownership is None or competition_id in self.hub.ownership.competition_epochs:
+        if self._held(competition_id):
             await self._after_board(competition_id)
         elif over:
             self._poke(competition_id)  # the owner moves the stage on
