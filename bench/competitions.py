@@ -10,10 +10,12 @@ its entries, every table finished with its record, the competition's tables). A 
 ROBOT entries is written the same way from 100 distinct robot games repeated (the timing does not depend
 on the cards). Then, in this process, through the server's own code (``server.competitions``):
 
-* **standings after a finished board**: one table's last board is taken as just finished (its cached play
-  and replay forgotten), then the competition is read and scored as a ``competition`` push does
-  (``read_field`` + ``scored`` + ``standing_rows``): p50/p99 over --repeat;
-* **a traveller**: read, check what the viewer may see, and build one board's traveller as the route does;
+* **standings after a finished board**: the last table is set playing (its flag and status, as the server
+  writes them) and read so, then set finished with its cached play and game forgotten, and the
+  competition is read and scored as a ``competition`` push does (``read_field`` + ``scored`` +
+  ``standing_rows`` of the pushed rows): p50/p99 over --repeat;
+* **a traveller**: the route's own function for one page of a board's traveller (read, check what the
+  viewer may see, the page's lines);
 * **seating a stage**: a hub started on the database seats a swiss of ENTRANTS from its entries (stage 1:
   the core's draw, then each table made through the hub's table path and its entrants seated);
 * **the export** of the whole swiss (``Field.export``: the core's ``build_export`` from the records).
@@ -41,13 +43,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from estimation.competition import board_seed, simulate, traveller
+from sqlalchemy import update
+
+from estimation.competition import board_seed, simulate
 from estimation.server.competitions import field as fieldmod
-from estimation.server.competitions.field import read_field
-from estimation.server.competitions.service import standing_rows
+from estimation.server.competitions import games
+from estimation.server.competitions.reading import read_field
+from estimation.server.competitions.service import PUSHED_ROWS, standing_rows
 from estimation.server.config import Settings
 from estimation.server.hub import Hub
 from estimation.server.ops import tuning
+from estimation.server.routes.competitions import TRAVELLER_PAGE, board_traveller
 from estimation.server.social.service import Social
 from estimation.server.storage.database import migrate
 from estimation.server.storage.models import (
@@ -120,41 +126,58 @@ async def write(hub: Hub, doc: dict[str, Any], kind: str, seed: int) -> int:
         return comp.id
 
 
+async def set_finished(hub: Hub, table_id: int, finished: bool) -> None:
+    """A table's flag and status as the server writes them while it plays and when it has finished."""
+    async with hub.session() as db, db.begin():
+        await db.execute(update(CompetitionTable).where(CompetitionTable.table_id == table_id)
+                         .values(finished=finished))
+        await db.execute(update(Table).where(Table.id == table_id)
+                         .values(status="finished" if finished else "playing"))
+
+
 async def standings_after_a_board(hub: Hub, cid: int, repeat: int) -> list[float]:
     found = await read_field(hub, cid)
     assert found is not None
-    standing_rows(found)  # warm: every table read once, as a running server has
-    table = max(found.tables, key=lambda t: (t.stage, t.table_id))
+    standing_rows(found, PUSHED_ROWS)  # warm: every table read once, as a running server has
+    table = found.tables[-1]
     last, board = table.table_id, (table.stage, table.instance, found.rounds)
     times = []
     for _ in range(repeat):
-        # That table has just finished its last board: its play is read again, and that board (only
-        # that one: the others' tables' scores on them did not change) is matchpointed again.
-        for key in [k for k in fieldmod._plays if k[0] == last]:
-            del fieldmod._plays[key]
-        fieldmod._done.pop(last, None)
-        fieldmod._finished.pop(last, None)
-        fieldmod._groups[(cid, *board[:2])].boards.pop(board[2], None)
+        # That table is playing its last board (read as a table in play elsewhere), then has finished
+        # it: its play is read again, and that board (only that one: the others' tables' scores on them
+        # did not change) is matchpointed again.
+        await set_finished(hub, last, False)
+        found = await read_field(hub, cid)
+        assert found is not None
+        standing_rows(found, PUSHED_ROWS)
+        await set_finished(hub, last, True)
+        for key in [k for k in list(fieldmod.kept_plays._items) if k[0] == last]:
+            fieldmod.kept_plays.pop(key)
+        games.done.pop(last)
+        games.finished.pop(last)
+        group = fieldmod._groups.get((cid, *board[:2]))
+        assert group is not None
+        group.boards.pop(board[2], None)
         began = time.perf_counter()
         found = await read_field(hub, cid)
         assert found is not None
-        standing_rows(found)
+        standing_rows(found, PUSHED_ROWS)
         times.append(time.perf_counter() - began)
     return times
 
 
 async def a_traveller(hub: Hub, cid: int, repeat: int) -> list[float]:
+    """The route's own work for one page of a board's traveller (a viewer who may see it: the competition
+    is over)."""
     times = []
+    found = await read_field(hub, cid)
+    assert found is not None
     for i in range(repeat):
-        began = time.perf_counter()
-        found = await read_field(hub, cid)
-        assert found is not None
         stage, rnd = 1 + i % found.comp.stages, 1 + i % found.rounds
-        assert found.boards_seen(None, stage, 1) >= rnd
-        board = next(b for b in found.scored().boards if b.board == (stage, 1, rnd))
-        await found.load_games(hub, [t.table for t in board.tables])
-        traveller(board, {t.table: found.shown(t.table) for t in board.tables})
+        began = time.perf_counter()
+        page = await board_traveller(cid, stage, rnd, hub, None, 1, None, TRAVELLER_PAGE, None)
         times.append(time.perf_counter() - began)
+        assert page["tables"] and page["tables_total"] >= len(page["tables"])
     return times
 
 

@@ -27,10 +27,10 @@ from .competition import (
     check_settings,
     dumps,
     simulate,
+    table_lines,
     traveller,
 )
 from .errors import RecordError
-from .record import load_record
 from .rulesets import DEFAULT_RULESET
 
 competition_app = typer.Typer(help="Duplicate competitions: simulate one with bots, or check and score a "
@@ -138,7 +138,7 @@ def _print_standings(console: Console, doc: dict[str, Any], scored: Scored) -> N
 
 def _print_travellers(console: Console, doc: dict[str, Any], scored: Scored,
                       only: BoardKey | None = None) -> None:
-    games = {t["table"]: load_record(t["record"]) for s in doc["stages"] for t in s["tables"]}
+    games = {t["table"]: table_lines(t["record"]) for s in doc["stages"] for t in s["tables"]}
     many = doc["instances"] > 1
     for board in scored.boards:
         if only is not None and board.board != only:

@@ -117,6 +117,17 @@ def test_swiss_two_stages_with_a_leaver_and_an_adjustment(server: ServerProcess)
     assert summary["boards"] == [b for b in summary["boards"] if b["stage"] == 1]
     traveller = leaver.get(f"/api/competitions/{cid}/boards/1/5")
     assert traveller.status_code == 200  # stage 1 is over everywhere: open to all
+    # The traveller comes a page at a time, by default the viewer's own table's page; the leaver's seat
+    # on a board after it left is marked (a bot played it).
+    page = traveller.json()
+    assert page["tables_total"] == 2 and page["offset"] == 0 and page["mine"] == mine[leaver.id]["table_id"]
+    own = leaver.ok(leaver.get(f"/api/competitions/{cid}/boards/1/5?limit=1"))
+    assert [t["table"] for t in own["tables"]] == [own["mine"]] and own["offset"] == tables.index(own["mine"])
+    other = leaver.ok(leaver.get(f"/api/competitions/{cid}/boards/1/5?limit=1&offset={1 - own['offset']}"))
+    assert [t["table"] for t in other["tables"]] != [own["mine"]] and other["tables_total"] == 2
+    seat = next(s for t in page["tables"] for s in t["seats"] if s["entrant"] == mine[leaver.id]["entry"])
+    assert seat["left"] is True
+    assert leaver.get(f"/api/competitions/{cid}/boards/1/5?limit=0").status_code == 422
     for tid in tables:
         records[tid] = director.ok(director.get(f"/api/tables/{tid}/record"))
     hands = [next(d["hands"] for d in records[tid]["deals"] if d["round"] == 1) for tid in tables]

@@ -30,7 +30,8 @@ API for the server (names and signatures are stable):
 - play: ``play_bot_table(ruleset, length, game_seed, players, levels, bot_seeds) -> record``,
   ``bot_seed(competition_seed, table, seat)``; simulate: ``simulate(kind=, entrants=, ...)``,
   ``check_settings(...)``, ``dumps``.
-- traveller: ``traveller(board_result, {table: record or loaded Game}) -> list[TableTraveller]``
+- traveller: ``table_lines(record or loaded Game) -> TableLines`` (a table's line on every board, one
+  replay), ``traveller(board_result, {table: TableLines}, plays) -> list[TableTraveller]``
   (each table's seats, declarations, estimates, tricks, scores, MP on one board).
 - types: ``Kind``, ``Seats``, ``BoardKey``, ``TablePlay``, ``BoardResult``, ``TableOnBoard``,
   ``EntrantBoard``, ``Adjustment`` (a director's adjustment: board + table/seat/score or entrant/mp +
@@ -56,7 +57,7 @@ from .robot import robot_instance, robot_seats
 from .simulate import check_settings, dumps, simulate
 from .standings import fraction, percent, ranking, standings
 from .swiss import first_stage, next_stage, seat_table, table_sizes
-from .traveller import SeatOnBoard, TableTraveller, traveller
+from .traveller import BoardLine, SeatOnBoard, TableLines, TableTraveller, table_lines, traveller
 from .types import (
     FORMAT,
     KINDS,
@@ -86,6 +87,7 @@ __all__ = [
     "Adjustment",
     "BoardEntry",
     "BoardKey",
+    "BoardLine",
     "BoardResult",
     "CompetitionError",
     "CompetitionExport",
@@ -101,6 +103,7 @@ __all__ = [
     "StageEntry",
     "StandingRow",
     "TableEntry",
+    "TableLines",
     "TableOnBoard",
     "TablePlay",
     "TableTraveller",
@@ -132,6 +135,7 @@ __all__ = [
     "simulate",
     "standings",
     "table_entry",
+    "table_lines",
     "table_play",
     "table_sizes",
     "traveller",

@@ -7,7 +7,7 @@ rounded up, 0 when the top is 0 (an entrant with no board that counted).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 from .types import StandingRow
@@ -45,18 +45,14 @@ def _share(mp: int, top: int) -> float:
 def standings(totals: Mapping[int, tuple[int, int]]) -> list[StandingRow]:
     """One row per entrant, best first; equal fractions share the best place (1, 2, 2, 4), and within a
     place entrants are listed by id."""
-    exact: Mapping[int, float | Fraction]
-    if all(0 <= mp <= top < _EXACT_FLOAT_TOP for mp, top in totals.values()):
-        exact = {e: _share(*totals[e]) for e in totals}
-    else:
-        exact = {e: fraction(*totals[e]) for e in totals}
-    order = sorted(totals, key=lambda e: (-exact[e], e))
+    share: Callable[[int, int], float | Fraction]
+    share = _share if all(0 <= mp <= top < _EXACT_FLOAT_TOP for mp, top in totals.values()) else fraction
+    order = sorted((-share(mp, top), e, mp, top) for e, (mp, top) in totals.items())
     rows: list[StandingRow] = []
-    for i, e in enumerate(order):
-        mp, top = totals[e]
-        place = i + 1
-        if i and exact[e] == exact[order[i - 1]]:
-            place = rows[-1]["place"]
+    place, last = 0, None
+    for i, (key, e, mp, top) in enumerate(order, start=1):
+        if key != last:
+            place, last = i, key
         rows.append({"entrant": e, "mp": mp, "top": top, "percent": percent(mp, top), "place": place})
     return rows
 

@@ -9,9 +9,9 @@ traveller shows exactly the figures the standings add up.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
-from ..actions import Verb
+from ..actions import Action, Verb
 from ..game import Game
 from ..record import load_record
 from .types import BoardResult, TablePlay
@@ -45,32 +45,68 @@ class TableTraveller(TypedDict):
     seats: list[SeatOnBoard]
 
 
-def traveller(board: BoardResult, tables: Mapping[int, Mapping[str, Any] | Game],
+class Outcome(NamedTuple):
+    """What a traveller shows of a finished round (the rest of its :class:`~estimation.results.RoundResult`
+    is not kept: a server keeps 10,000 tables' lines)."""
+
+    trump: str
+    caller: int | None
+    multiplier: int
+    estimates: tuple[int, ...]
+    tricks: tuple[int, ...]
+
+
+class BoardLine(NamedTuple):
+    """One table's play of one board, as a traveller shows it: its players, each seat's declarations (of
+    the deal that was played, or of the deal in play) and the round's outcome (None: not finished)."""
+
+    players: tuple[str, ...]
+    declarations: tuple[tuple[str, ...], ...]
+    result: Outcome | None
+
+
+#: A table's :class:`BoardLine` on every board it has begun, by round.
+TableLines = dict[int, BoardLine]
+
+
+def table_lines(table: Mapping[str, Any] | Game) -> TableLines:
+    """Every board's line of one table, from its record or the game loaded from it: one replay for all of
+    its boards (a server keeps a finished table's lines, a few kB, instead of its game)."""
+    game = table if isinstance(table, Game) else load_record(table)
+    players = tuple(game.players)
+    by_round: dict[int, list[Action]] = {}
+    for deal in game.deal_log:
+        by_round[deal[0]] = deal[3]  # a redealt round: the deal that was played is the last
+    if game.round_no not in by_round or len(game.round_results) < game.round_no:
+        by_round[game.round_no] = game.actions
+    out: TableLines = {}
+    for r, actions in sorted(by_round.items()):
+        declarations = tuple(tuple(a.text.split(" ", 1)[1] for a in actions
+                                   if a.seat == s and a.verb in _AUCTION) for s in range(4))
+        done = game.round_results[r - 1] if len(game.round_results) >= r else None
+        out[r] = BoardLine(players, declarations, None if done is None else Outcome(
+            done.trump, done.caller, done.multiplier, done.estimates, done.tricks))
+    return out
+
+
+def traveller(board: BoardResult, tables: Mapping[int, TableLines],
               plays: Sequence[TablePlay] = ()) -> list[TableTraveller]:
-    """Every table of ``board``, in table order. ``tables`` maps a table number to its record, or to the
-    game already loaded from it (:func:`~estimation.record.load_record`: one replay for many boards);
-    ``plays`` (the tables as read for matchpoints) mark the seats whose entrant had left."""
+    """Every table of ``board``, in table order (each table's :func:`table_lines`); ``plays`` (the tables
+    as read for matchpoints) mark the seats whose entrant had left."""
     left = {p.table: p.left for p in plays
             if p.stage == board.board.stage and p.instance == board.board.instance}
     r = board.board.round
     out: list[TableTraveller] = []
     for line in board.tables:
         held = tables[line.table]
-        game = held if isinstance(held, Game) else load_record(held)
-        played = [d for d in game.deal_log if d[0] == r]
-        if played:
-            actions = played[-1][3]
-        elif game.round_no == r:
-            actions = game.actions
-        else:
-            actions = []
-        result = game.round_results[r - 1] if len(game.round_results) >= r else None
+        mine = held.get(r)
+        players = mine.players if mine is not None else next(iter(held.values())).players
+        result = mine.result if mine is not None else None
         seats: list[SeatOnBoard] = []
         for s in range(4):
             seats.append({
-                "seat": s, "entrant": line.seats[s], "player": game.players[s],
-                "declarations": [a.text.split(" ", 1)[1] for a in actions
-                                 if a.seat == s and a.verb in _AUCTION],
+                "seat": s, "entrant": line.seats[s], "player": players[s],
+                "declarations": list(mine.declarations[s]) if mine is not None else [],
                 "estimate": result.estimates[s] if result else None,
                 "tricks": result.tricks[s] if result else None,
                 "score": line.scores[s] if line.scores is not None else None,

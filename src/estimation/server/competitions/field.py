@@ -1,8 +1,9 @@
-"""A competition as the core sees it: read from the database (and the tables in memory), then scored.
+"""A competition as the core sees it: one read of it (:mod:`.reading` makes them), then scored.
 
 Everything here is read-only. A :class:`Field` is one consistent read of a competition: its entrants, its
-tables with who sat where, every table's game as last committed (a finished table's only when a traveller, a
-replay or the export asks: :meth:`Field.load_games`), the leavers and the director's adjustments.
+tables with who sat where, every table's game as last committed (a finished table's only when a replay or
+the export asks: :meth:`Field.load_games`; its traveller lines: :meth:`Field.lines`), the leavers and the
+director's adjustments.
 :meth:`Field.scored` hands them to the core's :func:`~estimation.competition.score_stages`, the one
 computation behind the live standings, the traveller and the export; what may be shown to whom (fair play: a
 board only to an entrant who finished it, until its stage is over everywhere) is decided here too, in
@@ -15,9 +16,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any, NamedTuple
-
-from sqlalchemy import select
+from typing import Any
 
 from ...competition import (
     Adjustment,
@@ -28,6 +27,7 @@ from ...competition import (
     Scored,
     Seats,
     StageEntry,
+    TableLines,
     TablePlay,
     board_result,
     board_results,
@@ -37,18 +37,19 @@ from ...competition import (
     rounds_of,
     standings,
     table_entry,
+    table_lines,
     table_play,
 )
 from ...game import Game
-from ...record import load_record
 from ..storage.models import (
     Competition,
     CompetitionAdjustment,
     CompetitionEntry,
     CompetitionLeave,
     CompetitionTable,
-    Table,
 )
+from . import games as kept_games
+from .games import Done
 from .host import CompetitionHost
 
 
@@ -68,16 +69,26 @@ class Field:
     comp: Competition
     #: Every entry, withdrawn ones too (by id); :attr:`field_ids` are the ones in the field.
     entries: dict[int, CompetitionEntry]
+    #: In (stage, table) order.
     tables: list[CompetitionTable]
     #: Each table's game as last committed (finished rounds are what counts), by table id; a finished
     #: table's only once :meth:`load_games` asked for it (a traveller, a replay, the export).
     games: dict[int, Game]
     leaves: list[CompetitionLeave]
     adjustments: list[CompetitionAdjustment]
+    #: The entrants in the field: every entry not withdrawn before the start (removed ones played), by id.
+    field_ids: list[int]
+    #: :attr:`tables`' ids, in the same order (read without the ORM's attribute machinery).
+    table_ids: list[int]
     #: Finished tables whose game is not in :attr:`games`: their rounds finished and whether a leaver
-    #: ended them (all the standings need of them, with their cached plays).
+    #: ended them (all the standings need of them, with their plays).
     done: dict[int, Done] = field(default_factory=dict)
-    #: The plays of :attr:`done`'s tables as this read found them (another read may empty the cache).
+    #: The plays of finished tables already read (by table id), with the key each was read under: the
+    #: read's copy of its competition's settled plays (:class:`Settled`), which it adds to.
+    settled: dict[int, tuple[PlayKey, TablePlay]] = field(default_factory=dict)
+    #: Where this read records the plays of finished tables it reads (the competition's :class:`Settled`).
+    settle: Settled | None = field(default=None, repr=False)
+    #: The plays of finished tables not settled, as :data:`kept_plays` had them when this read was made.
     kept: dict[PlayKey, TablePlay] = field(default_factory=dict)
     _scored: Scored | None = field(default=None, repr=False)
 
@@ -86,7 +97,22 @@ class Field:
         wanted = [t for t in (self.done if table_ids is None else table_ids)
                   if t in self.done and t not in self.games]
         if wanted:
-            self.games.update(await _finished_games(hub, wanted))
+            self.games.update(await kept_games.finished_games(hub, wanted))
+
+    async def lines(self, hub: CompetitionHost, table_ids: Iterable[int]) -> dict[int, TableLines]:
+        """The tables' lines on every board they began, for a traveller: a finished table's are kept (a
+        few kB, not its game); another's from its game or record as far as it counts (:meth:`shown`)."""
+        wanted = list(table_ids)
+        out = await kept_games.finished_lines(hub, [t for t in wanted if t in self.done
+                                                    and t not in self.games and self.cut_at(t) is None])
+        for t in wanted:
+            if t not in out:
+                if t in self.done and t not in self.games:
+                    await self.load_games(hub, [t])
+                shown = self.shown(t)
+                if shown:
+                    out[t] = table_lines(shown)
+        return out
 
     def _game(self, table_id: int) -> Game | None:
         if table_id in self.done and table_id not in self.games:
@@ -101,10 +127,6 @@ class Field:
             out.setdefault(leave.table_id, []).append(leave)
         return out
 
-    @property
-    def field_ids(self) -> list[int]:
-        """The entrants in the field: every entry not withdrawn before the start (removed ones played)."""
-        return sorted(e.id for e in self.entries.values() if not e.withdrawn)
 
     @property
     def rounds(self) -> int:
@@ -186,31 +208,38 @@ class Field:
         return out
 
     def plays(self) -> list[TablePlay]:
-        """Each table's play as the core reads it (:func:`~estimation.competition.table_play`), kept
-        between reads while the table's counted rounds and leavers are the same: a finished board replays
-        only the table that finished it, not the whole field."""
+        """Each table's play as the core reads it (:func:`~estimation.competition.table_play`), in (stage,
+        table) order, kept between reads while the table's counted rounds and leavers are the same: a
+        finished board replays only the table that finished it, not the whole field."""
         out = []
         keys = self._play_keys
-        for t in sorted(self.tables, key=lambda t: (t.stage, t.table_id)):
-            key = keys[t.table_id]
+        settled = self.settled
+        for table_id, t in zip(self.table_ids, self.tables, strict=True):
+            known = settled.get(table_id)
+            if known is not None:
+                out.append(known[1])
+                continue
+            key = keys[table_id]
             if key is None:
                 continue
-            play = self.kept.get(key) or _plays.get(key)
+            play = self.kept.get(key) or kept_plays.get(key)
             if play is None:
                 record = self.record(t.table_id)
                 assert record is not None
-                left = self.left_at(t)
-                if len(_plays) > CACHED_PLAYS:
-                    _plays.clear()
-                play = _plays[key] = table_play(record, table=t.table_id, stage=t.stage, instance=t.instance,
-                                                seats=seats_of(t), left=left)
+                play = table_play(record, table=t.table_id, stage=t.stage, instance=t.instance,
+                                  seats=seats_of(t), left=self.left_at(t))
+                kept_plays[key] = play
+            if t.table_id in self.done and self.settle is not None:
+                self.settle.plays[t.table_id] = (key, play)
             out.append(play)
         return out
 
     @cached_property
     def _play_keys(self) -> dict[int, PlayKey | None]:
-        """Every table's :meth:`_play_key`, once a read (10,000 of them in a robot competition)."""
-        return {t.table_id: self._play_key(t) for t in self.tables}
+        """Every table's :meth:`_play_key` but the settled ones', once a read."""
+        settled = self.settled
+        return {i: self._play_key(t) for i, t in zip(self.table_ids, self.tables, strict=True)
+                if i not in settled}
 
     def _play_key(self, t: CompetitionTable) -> PlayKey | None:
         """What a table's play depends on (None: no game yet): rounds counted, ended by a leaver, leavers."""
@@ -221,35 +250,33 @@ class Field:
         ended = game.ended is not None if game is not None else finished is not None and finished.ended
         return (t.table_id, self.rounds_done(t.table_id), ended, tuple(sorted(self.left_at(t).items())))
 
-    def _boards(self, plays: list[TablePlay],
-                adjustments: list[Adjustment]) -> tuple[list[BoardResult], list[EntrantBoard]]:
-        """Every board, in the order of :func:`~estimation.competition.board_results`, and each board's
+    def _boards(self, plays: list[TablePlay], adjustments: list[Adjustment]
+                ) -> tuple[list[BoardResult], list[EntrantBoard], dict[int, tuple[int, int]]]:
+        """Every board, in the order of :func:`~estimation.competition.board_results`, each board's
         entrant results (the core's :func:`~estimation.competition.entrant_boards` of that board alone),
+        and every entrant's totals (the core's :func:`~estimation.competition.entrant_totals` of them),
         each kept while the board's inputs are the same (see :class:`_Group`)."""
         groups: dict[tuple[int, int], list[TablePlay]] = {}
         for p in plays:
             groups.setdefault((p.stage, p.instance), []).append(p)
-        if len(_groups) > CACHED_GROUPS:
-            _groups.clear()
         boards: list[BoardResult] = []
         results: list[EntrantBoard] = []
+        totals = {e: (0, 0) for e in self.field_ids}
         for (stage, instance), group in sorted(groups.items()):
-            group.sort(key=lambda p: p.table)
+            # Each group is in table order already: the plays are in (stage, table) order.
             cached = _groups.get((self.comp.id, stage, instance))
-            fresh = _Group(group, {})
-            for r in range(1, self.rounds + 1):
-                key = BoardKey(stage, instance, r)
-                mine = [a for a in adjustments if (a["stage"], a["instance"], a["round"]) == key]
-                sign = tuple(json.dumps(a, sort_keys=True) for a in mine)
-                kept = None if cached is None else cached.boards.get(r)
-                if kept is None or kept[0] != sign or cached is None or not cached.same_on(group, r):
-                    board = board_result(key, group, mine)
-                    kept = (sign, board, entrant_boards([board], group, [a for a in mine if "mp" in a]))
-                fresh.boards[r] = kept
-                boards.append(kept[1])
-                results.extend(kept[2])
+            fresh = _Group.scored(group, cached, self.rounds, stage, instance, adjustments)
             _groups[(self.comp.id, stage, instance)] = fresh
-        return boards, results
+            for r in range(1, self.rounds + 1):
+                boards.append(fresh.boards[r][1])
+                results.extend(fresh.boards[r][2])
+            if len(groups) == 1:  # each entrant's totals are its one group's
+                totals.update(fresh.totals)
+            else:
+                for e, (mp, top) in fresh.totals.items():
+                    was_mp, was_top = totals.get(e, (0, 0))
+                    totals[e] = (was_mp + mp, was_top + top)
+        return boards, results, totals
 
     def scored(self, extra: CompetitionAdjustment | None = None) -> Scored:
         """The core's figures for this read (computed once per read): the steps of the core's
@@ -264,11 +291,12 @@ class Field:
             # Checked whole when an adjustment is being made (the core refuses one naming no board).
             boards = board_results(plays, self.rounds, adjustments)
             results = entrant_boards(boards, plays, adjustments)
+            totals = entrant_totals(results, self.field_ids)
         else:
             # Otherwise each board as the core's board_result and entrant_boards make it, kept while its
             # inputs are the same (a finished round changes one board).
-            boards, results = self._boards(plays, adjustments)
-        scored = Scored(plays, boards, results, standings(entrant_totals(results, self.field_ids)))
+            boards, results, totals = self._boards(plays, adjustments)
+        scored = Scored(plays, boards, results, standings(totals))
         if extra is None:
             self._scored = scored
         return scored
@@ -329,137 +357,96 @@ class Field:
         return next((t for t in self.stage_tables(stage) if entry_id in seats_of(t)), None)
 
 
-async def read_field(hub: CompetitionHost, competition_id: int,
-                     with_games: bool = True) -> Field | None:
-    """One read of a competition (None if there is none). Tables in memory give their committed game;
-    the others their last record snapshot (which holds every finished round). ``with_games`` False: no
-    game at all (a listing needs the competition, its entries and its tables, never a score)."""
-    async with hub.session() as db:
-        comp = await db.get(Competition, competition_id)
-        if comp is None:
-            return None
-        rows = _rows.get(competition_id)
-        if rows is None:
-            if len(_rows) > CACHED_COMPETITIONS:
-                _rows.clear()
-            rows = _rows[competition_id] = _Rows({}, {})
-        flags = (await db.execute(select(
-            CompetitionEntry.id, CompetitionEntry.withdrawn, CompetitionEntry.removed).where(
-            CompetitionEntry.competition_id == competition_id))).tuples().all()
-        changed = [i for i, withdrawn, removed in flags
-                   if rows.entries.get(i, (None,))[:2] != (withdrawn, removed)]
-        if changed:
-            which = (CompetitionEntry.id.in_(changed) if len(changed) <= IN_LIST
-                     else CompetitionEntry.competition_id == competition_id)
-            for e in (await db.scalars(select(CompetitionEntry).where(which))).all():
-                rows.entries[e.id] = (e.withdrawn, e.removed, e)
-        entries = [rows.entries[i][2] for i, _, _ in flags]
-        states = (await db.execute(select(CompetitionTable.table_id, CompetitionTable.finished, Table.status)
-                                   .join(Table, Table.id == CompetitionTable.table_id).where(
-            CompetitionTable.competition_id == competition_id))).tuples().all()
-        statuses = {i: status for i, _, status in states}
-        changed = [i for i, finished, _ in states if rows.tables.get(i, (None,))[0] != finished]
-        if changed:
-            which = (CompetitionTable.table_id.in_(changed) if len(changed) <= IN_LIST
-                     else CompetitionTable.competition_id == competition_id)
-            for row in (await db.scalars(select(CompetitionTable).where(which))).all():
-                rows.tables[row.table_id] = (row.finished, row)
-        tables = [rows.tables[i][1] for i, _, _ in states]
-        leaves = (await db.scalars(select(CompetitionLeave).where(
-            CompetitionLeave.competition_id == competition_id))).all()
-        adjustments = (await db.scalars(select(CompetitionAdjustment).where(
-            CompetitionAdjustment.competition_id == competition_id))).all()
-        ids = [t.table_id for t in tables if with_games and t.table_id not in hub.runtimes and not (
-            statuses.get(t.table_id) == "finished" and t.table_id in _done)]
-        stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
-                      .tuples().all()) if ids else {}
-    games: dict[int, Game] = {}
-    done: dict[int, Done] = {}
-    for t in tables:
-        # Finished is the table's own status: the flag may lag it (a restart between the two commits).
-        if not t.finished and statuses.get(t.table_id) == "finished":
-            t.finished = True
-        if not with_games:
-            continue
-        runtime = hub.runtimes.get(t.table_id)
-        if runtime is not None:
-            if runtime.game is not None:
-                games[t.table_id] = runtime.game
-            continue
-        finished = _done.get(t.table_id)
-        if finished is not None and t.finished:
-            done[t.table_id] = finished
-            continue
-        text = stored.get(t.table_id)
-        if text is None:
-            continue
-        if t.finished:
-            game = games[t.table_id] = _finished_game(t.table_id, text)
-            if len(_done) > CACHED_DONE:
-                _done.clear()
-            _done[t.table_id] = Done(len(game.round_results), game.ended is not None)
-        else:
-            games[t.table_id] = _stored_game(t.table_id, text)
-    found = Field(comp, {e.id: e for e in entries}, list(tables), games, list(leaves), list(adjustments),
-                  done)
-    # A finished table whose play is not kept (its leavers changed, or the cache was full): its game.
-    keys = {t: key for t, key in found._play_keys.items() if t in done}
-    found.kept = {key: _plays[key] for key in keys.values() if key is not None and key in _plays}
-    await found.load_games(hub, [t for t, key in keys.items() if key not in found.kept])
-    return found
 
-
-@dataclass
-class _Rows:
-    """A competition's entry and table rows as last read, each with the columns that can change (an
-    entry's withdrawn and removed, a table's finished) as they were read.
-
-    Why: loading 1,000 entries and 750 tables through the ORM on every refresh was half of a swiss's
-    refresh (10,000 and 10,000 in a robot competition: a second). Every other column is written once,
-    when the row is made, so a read fetches those flags as plain tuples and loads only the rows that are
-    new or whose flags moved (reading them again: any worker may have written them)."""
-
-    entries: dict[int, tuple[bool, bool, CompetitionEntry]]
-    tables: dict[int, tuple[bool, CompetitionTable]]
-
-
-#: Each competition's rows (:class:`_Rows`), for at most this many competitions.
-_rows: dict[int, _Rows] = {}
-CACHED_COMPETITIONS = 64
-#: More changed rows than this are read with their whole competition (not a list of ids as parameters).
-IN_LIST = 500
 
 #: What a table's play depends on: (table, rounds counted, ended by a leaver, leavers).
 PlayKey = tuple[int, int, bool, tuple[tuple[int, int], ...]]
 #: Tables' plays as the core read them, by :data:`PlayKey` (a micro table's is some 2 kB).
-_plays: dict[PlayKey, TablePlay] = {}
-CACHED_PLAYS = 50_000
+kept_plays: kept_games.Recent[PlayKey, TablePlay] = kept_games.Recent(50_000)
+
+
+@dataclass
+class Settled:
+    """A competition's finished tables as its reads found them: what the standings need of each (its
+    :class:`Done`) and its play, with the key it was read under, valid while the competition's leavers
+    are the same (:attr:`leaves`).
+
+    Why: a finished table never changes, but working out that it has not (its key, from its row, its game
+    or :class:`Done`, and its leavers) for each of a robot competition's 10,000 tables was most of a
+    refresh's time; a read now works only on the tables not settled yet."""
+
+    leaves: tuple[tuple[int, int, int, int], ...]
+    done: dict[int, Done] = field(default_factory=dict)
+    plays: dict[int, tuple[PlayKey, TablePlay]] = field(default_factory=dict)
+
+
+#: One board's kept figures: its adjustments (JSON), its result and its entrants' results.
+_Board = tuple[tuple[str, ...], BoardResult, list[EntrantBoard]]
 
 
 @dataclass
 class _Group:
-    """One stage's (and instance's) boards as last scored: its tables' plays (in table order) and, by
-    round, the board's adjustments (JSON), its result and its entrants' results.
+    """One stage's (and instance's) boards as last scored: its tables' plays (in table order), by round
+    the board's adjustments (JSON), result and entrants' results, and every entrant's totals over them.
 
     Why: every refresh of a live competition scores the whole field, but a finished round changes one
-    board; matchpointing every board again (and listing every entrant's result on it) was half of a
-    1,000-entrant swiss's refresh. A board is kept while its tables (the same, in the same order) have
+    board; matchpointing every board again (and listing and adding up every entrant's result on it) was
+    most of a big field's refresh. A board is kept while its tables (the same, in the same order) have
     the same seats, the same scores on its round and the same seats left before it, which are all that
     :func:`~estimation.competition.board_result` and :func:`~estimation.competition.entrant_boards` read
-    of them; plays are compared by identity first (an unchanged table's play is the same cached object).
-    """
+    of them; plays are compared by identity first (an unchanged table's play is the same object), and the
+    totals move by the changed boards' results only (the old ones out, the new ones in)."""
 
     plays: list[TablePlay]
-    boards: dict[int, tuple[tuple[str, ...], BoardResult, list[EntrantBoard]]]
+    boards: dict[int, _Board]
+    totals: dict[int, tuple[int, int]]
 
-    def same_on(self, group: list[TablePlay], r: int) -> bool:
-        """Whether ``group`` gives round ``r``'s board the same inputs as :attr:`plays` did."""
+    @classmethod
+    def scored(cls, group: list[TablePlay], cached: _Group | None, rounds: int, stage: int, instance: int,
+               adjustments: list[Adjustment]) -> _Group:
+        """The group's boards for ``group``, from ``cached`` where their inputs are the same."""
+        moved = None if cached is None else cached.moved(group)
+        boards: dict[int, _Board] = {}
+        changed: list[int] = []
+        for r in range(1, rounds + 1):
+            key = BoardKey(stage, instance, r)
+            mine = [a for a in adjustments if (a["stage"], a["instance"], a["round"]) == key]
+            sign = tuple(json.dumps(a, sort_keys=True) for a in mine)
+            kept = None if cached is None or moved is None else cached.boards.get(r)
+            if kept is None or kept[0] != sign or not (cached and moved is not None
+                                                       and cached.same_on(group, moved, r)):
+                board = board_result(key, group, mine)
+                kept = (sign, board, entrant_boards([board], group, [a for a in mine if "mp" in a]))
+                changed.append(r)
+            boards[r] = kept
+        if cached is None or moved is None:
+            return cls(group, boards, entrant_totals(eb for kept in boards.values() for eb in kept[2]))
+        totals = dict(cached.totals) if changed else cached.totals
+        for r in changed:
+            old = cached.boards.get(r)
+            for eb in () if old is None else old[2]:
+                mp, top = totals[eb.entrant]
+                totals[eb.entrant] = (mp - eb.mp, top - eb.top)
+            for eb in boards[r][2]:
+                mp, top = totals.get(eb.entrant, (0, 0))
+                totals[eb.entrant] = (mp + eb.mp, top + eb.top)
+        return cls(group, boards, totals)
+
+    def moved(self, group: list[TablePlay]) -> list[int] | None:
+        """The places in ``group`` whose play is not the one kept (None: not the same tables at all)."""
         if len(group) != len(self.plays):
-            return False
-        for old, new in zip(self.plays, group, strict=True):
-            if old is new:
-                continue
-            if (old.table != new.table or old.seats != new.seats
+            return None
+        moved = [i for i, (old, new) in enumerate(zip(self.plays, group, strict=True)) if old is not new]
+        if any(self.plays[i].table != group[i].table for i in moved):
+            return None
+        return moved
+
+    def same_on(self, group: list[TablePlay], moved: list[int], r: int) -> bool:
+        """Whether ``group`` (whose plays differ from :attr:`plays` only at ``moved``) gives round ``r``'s
+        board the same inputs as :attr:`plays` did."""
+        for i in moved:
+            old, new = self.plays[i], group[i]
+            if (old.seats != new.seats
                     or (old.scores[r - 1] if len(old.scores) >= r else None)
                     != (new.scores[r - 1] if len(new.scores) >= r else None)
                     or any((old.left.get(s, r) < r) != (new.left.get(s, r) < r) for s in range(4))):
@@ -467,76 +454,6 @@ class _Group:
         return True
 
 
-#: Each competition's boards, by (competition, stage, instance): see :class:`_Group`.
-_groups: dict[tuple[int, int, int], _Group] = {}
-#: At most this many groups kept (a 10,000-table robot instance's is some 20 MB).
-CACHED_GROUPS = 256
-class Done(NamedTuple):
-    """What the standings need of a finished table besides its play: its rounds and how it ended."""
-
-    rounds: int
-    ended: bool
-
-
-#: Finished tables (they never change): a read of the standings neither loads nor replays their records.
-_done: dict[int, Done] = {}
-CACHED_DONE = 1_000_000
-#: Finished tables' games, for travellers, replays and the export (loaded by Field.load_games).
-_finished: dict[int, Game] = {}
-#: Stored records of tables still playing elsewhere (cluster mode), replayed, by table and record text.
-_replayed: dict[tuple[int, int], Game] = {}
-#: At most this many games kept by each of the two (a finished micro game is some 100 kB in memory).
-CACHED_GAMES = 8192
-
-
-def _finished_game(table_id: int, text: str) -> Game:
-    """A finished table's game from its stored record, kept in :data:`_finished`."""
-    game = _finished.get(table_id)
-    if game is None:
-        if len(_finished) > CACHED_GAMES:
-            _finished.clear()
-        game = _finished[table_id] = load_record(json.loads(text))
-    return game
-
-
-async def _finished_games(hub: CompetitionHost, table_ids: list[int]) -> dict[int, Game]:
-    """Finished tables' games: kept ones, the others loaded from their stored records."""
-    out = {t: _finished[t] for t in table_ids if t in _finished}
-    missing = [t for t in table_ids if t not in out]
-    for start in range(0, len(missing), IN_LIST):
-        async with hub.session() as db:
-            stored = (await db.execute(select(Table.id, Table.record).where(
-                Table.id.in_(missing[start:start + IN_LIST])))).tuples().all()
-        for table_id, text in stored:
-            if text is not None:
-                out[table_id] = _finished_game(table_id, text)
-    return out
-
-
-def _stored_game(table_id: int, text: str) -> Game:
-    key = (table_id, hash(text))
-    game = _replayed.get(key)
-    if game is None:
-        if len(_replayed) > CACHED_GAMES:
-            _replayed.clear()
-        game = _replayed[key] = load_record(json.loads(text))
-    return game
-
-
-async def table_record(hub: CompetitionHost, competition_id: int, table_id: int,
-                       account_id: int | None) -> dict[str, Any] | None:
-    """A competition table's record as far as ``account_id`` may replay it (fair play): whole once its
-    stage is over everywhere; to an entrant of the stage, the boards it finished itself; to anyone else,
-    nothing (None: the caller answers as for no table at all)."""
-    found = await read_field(hub, competition_id)
-    table = None if found is None else next((t for t in found.tables if t.table_id == table_id), None)
-    if found is None or table is None:
-        return None
-    entry = found.entry_of(account_id)
-    if found.comp.private and entry is None and account_id != found.comp.director_id:
-        return None
-    seen = found.boards_seen(None if entry is None else entry.id, table.stage, table.instance)
-    if seen == 0:
-        return None
-    await found.load_games(hub, [table_id])
-    return found.record(table_id, None if found.stage_over(table.stage) else seen)
+#: Each competition's boards, by (competition, stage, instance): see :class:`_Group` (a 10,000-table
+#: robot instance's is some 20 MB).
+_groups: kept_games.Recent[tuple[int, int, int], _Group] = kept_games.Recent(256)

@@ -72,8 +72,9 @@ from ..storage.models import (
 from ..table.reducer import Events, TableSettings
 from ..table.runtime import TableError, TableRuntime
 from ..table.store import Fenced, TableMoved
-from .field import Field, read_field, seats_of
+from .field import Field, seats_of
 from .host import CompetitionHost
+from .reading import read_field
 
 log = logging.getLogger("estimation.server")
 
@@ -780,7 +781,7 @@ class Competitions:
         if found is None:
             return
         message = {"type": "competition", "competition": summary(found),
-                   "standings": standing_rows(found)[:PUSHED_ROWS]}
+                   "standings": standing_rows(found, PUSHED_ROWS)}
         if not found.comp.private:
             self.hub.bus.publish(LOBBY, message)
             return
@@ -827,11 +828,12 @@ def summary(found: Field) -> dict[str, Any]:
             "tables": len(stage_tables), "tables_finished": sum(t.finished for t in stage_tables)}
 
 
-def standing_rows(found: Field) -> list[dict[str, Any]]:
-    """The core's standings with each entrant's name and state (removed, left)."""
+def standing_rows(found: Field, limit: int | None = None) -> list[dict[str, Any]]:
+    """The core's standings (the first ``limit`` rows: a push shows the top) with each entrant's name and
+    state (removed, left)."""
     rows = []
     left = {x.entry_id for x in found.leaves}
-    for row in found.scored().standings:
+    for row in found.scored().standings[:limit]:
         entry = found.entries[row["entrant"]]
         rows.append({**row, "name": entry.name, "account_id": entry.account_id, "removed": entry.removed,
                      "left": entry.id in left})

@@ -9,6 +9,7 @@ at all (the same 404 as a missing one); its invite code travels in the ``X-Invit
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from fractions import Fraction
 from typing import Annotated, Any, Literal
@@ -334,13 +335,21 @@ async def get_standings(competition_id: CompetitionId, hub: HubDep, creds: Creds
     return [StandingOut(**r) for r in standing_rows(found)]
 
 
+#: A traveller's tables a page (a robot instance has one a entrant: 10,000 of them).
+TRAVELLER_PAGE = 50
+
+
 @router.get("/competitions/{competition_id}/boards/{stage}/{round}",
             responses={403: {"description": "Not a board you have finished (fair play)."}})
 async def board_traveller(competition_id: CompetitionId, stage: Stage, round: Round, hub: HubDep,
                           creds: Creds, instance: Annotated[int, Query(ge=1, le=100)] = 1,
+                          offset: Annotated[int | None, Query(ge=0, le=1_000_000)] = None,
+                          limit: Annotated[int, Query(ge=1, le=500)] = TRAVELLER_PAGE,
                           invite: Invite = None) -> dict[str, Any]:
-    """A board's traveller: every table's seats, declarations, estimates, tricks, round scores and MP. Only
-    for an entrant who has finished the board, or anyone once its stage is over at every table (a robot
+    """A board's traveller: every table's seats, declarations, estimates, tricks, round scores and MP, a
+    page of ``limit`` tables from ``offset`` (by default the page with the viewer's own table, else the
+    first); ``tables_total`` says how many there are and ``mine`` which is the viewer's. Only for an
+    entrant who has finished the board, or anyone once its stage is over at every table (a robot
     competition: once it is over)."""
     account = await _account(hub, creds)
     found = await hub.competitions.visible(competition_id, account, invite)
@@ -351,12 +360,20 @@ async def board_traveller(competition_id: CompetitionId, stage: Stage, round: Ro
     if seen < round:
         raise HTTPException(403, "you can see a board's traveller once you have finished it (or once its "
                                  "stage is over at every table)")
-    board = next((b for b in found.scored().boards if b.board == (stage, instance, round)), None)
+    scored = found.scored()
+    board = next((b for b in scored.boards if b.board == (stage, instance, round)), None)
     if board is None:
         raise HTTPException(404, "there is no such board")
-    await found.load_games(hub, [t.table for t in board.tables])
+    mine = None if entry is None else next(
+        (i for i, t in enumerate(board.tables) if entry.id in t.seats), None)
+    if offset is None:
+        offset = 0 if mine is None else mine - mine % limit
+    page = dataclasses.replace(board, tables=board.tables[offset:offset + limit])
+    lines = await found.lines(hub, [t.table for t in page.tables])
     return {"stage": stage, "instance": instance, "round": round, "top": board.top,
-            "tables": traveller(board, {t.table: found.shown(t.table) for t in board.tables})}
+            "tables_total": len(board.tables), "offset": offset, "limit": limit,
+            "mine": None if mine is None else board.tables[mine].table,
+            "tables": traveller(page, lines, scored.plays)}
 
 
 @router.get("/competitions/{competition_id}/me")

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from ...record import load_record, replay_summary
 from ...rulesets import DEFAULT_RULESET
-from ..competitions.field import table_record
+from ..competitions.reading import table_record
 from ..hub import Hub
 from ..social.service import social_of
 from ..table.reducer import TableSettings, admits, public_table

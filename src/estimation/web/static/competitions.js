@@ -121,7 +121,7 @@ export class CompetitionPage {
   constructor(root, id) {
     this.id = id;
     this.c = null;
-    this.board = null; // the traveller shown: {stage, round, instance}
+    this.board = null; // the traveller shown: {stage, round, instance, offset} (offset null: my page)
     this.el = h("section", { class: "competition-page", id: "competition-page", "data-competition": id });
     this.err = h("p", { class: "error", role: "alert", id: "c-error" });
     this.head = h("div", { class: "c-head" });
@@ -164,7 +164,7 @@ export class CompetitionPage {
       }
       this.err.textContent = "";
       this.draw();
-      if (this.board) this.showBoard(this.board.stage, this.board.round, this.board.instance, false);
+      if (this.board) this.showBoard(this.board.stage, this.board.round, this.board.instance, false, this.board.offset);
     } catch (e) { this.err.textContent = t("error", { m: e.message }); }
   }
 
@@ -275,16 +275,18 @@ export class CompetitionPage {
     }) : h("p", { class: "muted" }, t("c_no_boards")));
   }
 
-  async showBoard(stage, round, instance, focus) {
-    this.board = { stage, round, instance };
+  /** A board's traveller, a page of tables at a time (`offset` null: the page with my table, else the first). */
+  async showBoard(stage, round, instance, focus, offset = null) {
+    this.board = { stage, round, instance, offset };
     try {
-      const b = await api("GET", `/api/competitions/${this.id}/boards/${stage}/${round}?instance=${instance}`);
+      const at = offset === null ? "" : `&offset=${offset}`;
+      const b = await api("GET", `/api/competitions/${this.id}/boards/${stage}/${round}?instance=${instance}${at}`);
       const rows = [];
       // Calls and bids only where the ruleset has an auction (koutchina has none: no empty column).
       const calls = b.tables.some((tb) => tb.seats.some((s) => s.declarations.length));
       for (const tb of b.tables) {
         for (const s of tb.seats) {
-          rows.push(h("tr", { "data-table": tb.table, "data-seat": s.seat },
+          rows.push(h("tr", { "data-table": tb.table, "data-seat": s.seat, class: tb.table === b.mine ? "me" : null },
             s.seat === 0 ? h("th", { scope: "row", rowspan: 4 }, t("table_n", { n: tb.table }), h("br"),
               tb.finished ? [trumpText(tb.trump), tb.multiplier > 1 ? ` ×${tb.multiplier}` : ""] : t("c_not_finished"), h("br"),
               tb.finished ? h("a", { class: "button replay c-replay", href: `#/replay/${tb.table}` }, t("replay")) : "") : null,
@@ -294,7 +296,13 @@ export class CompetitionPage {
             h("td", {}, s.score === null ? "–" : num(s.score)), h("td", { class: "c-mp" }, s.mp === null ? "–" : num(s.mp))));
         }
       }
-      fill(this.traveller, h("h2", {}, t("c_traveller", { s: stage, r: round }), " ", h("small", {}, t("c_top_n", { n: b.top }))),
+      const page = (to) => this.showBoard(stage, round, instance, true, to);
+      const pager = b.tables_total > b.limit ? h("p", { class: "c-pager" },
+        h("button", { type: "button", id: "c-tr-prev", disabled: b.offset <= 0, onclick: () => page(Math.max(0, b.offset - b.limit)) }, t("s_prev")), " ",
+        h("span", { id: "c-tr-range" }, t("c_tables_range", { a: num(b.offset + 1), b: num(b.offset + b.tables.length), n: num(b.tables_total) })), " ",
+        h("button", { type: "button", id: "c-tr-next", disabled: b.offset + b.limit >= b.tables_total, onclick: () => page(b.offset + b.limit) }, t("s_next")))
+        : null;
+      fill(this.traveller, h("h2", {}, t("c_traveller", { s: stage, r: round }), " ", h("small", {}, t("c_top_n", { n: b.top }))), pager,
         h("div", { class: "scroll" }, h("table", { class: "sheet c-traveller-table", id: "c-traveller-table" },
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("s_table")), h("th", { scope: "col" }, t("name")),
             calls ? h("th", { scope: "col" }, t("c_calls")) : null, h("th", { scope: "col" }, t("c_estimate")), h("th", { scope: "col" }, t("c_tricks")),
