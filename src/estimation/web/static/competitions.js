@@ -265,6 +265,7 @@ export class CompetitionPage {
     const seen = new Map(); // "stage/instance" -> rounds
     if (mine) for (const b of mine.boards) seen.set(`${b.stage}/${b.instance}`, Math.max(seen.get(`${b.stage}/${b.instance}`) || 0, b.round));
     if (c.status === "finished" && c.kind === "swiss") for (let s = 1; s <= c.stage; s++) seen.set(`${s}/1`, c.rounds);
+    if (c.status === "finished" && c.kind === "robot") for (let i = 1; i <= c.instances; i++) seen.set(`1/${i}`, c.rounds); // over: open to all
     if (c.kind === "swiss") for (let s = 1; s < c.stage; s++) seen.set(`${s}/1`, c.rounds); // earlier stages are over everywhere
     const groups = [...seen.entries()].sort();
     fill(this.boards, h("h2", {}, t("c_travellers")), groups.length ? groups.map(([key, n]) => {
@@ -299,7 +300,7 @@ export class CompetitionPage {
       const page = (to) => this.showBoard(stage, round, instance, true, to);
       const pager = b.tables_total > b.limit ? h("p", { class: "c-pager" },
         h("button", { type: "button", id: "c-tr-prev", disabled: b.offset <= 0, onclick: () => page(Math.max(0, b.offset - b.limit)) }, t("s_prev")), " ",
-        h("span", { id: "c-tr-range" }, t("c_tables_range", { a: num(b.offset + 1), b: num(b.offset + b.tables.length), n: num(b.tables_total) })), " ",
+        h("span", { id: "c-tr-range" }, t("c_tables_range", { a: b.offset + 1, b: b.offset + b.tables.length, n: b.tables_total })), " ",
         h("button", { type: "button", id: "c-tr-next", disabled: b.offset + b.limit >= b.tables_total, onclick: () => page(b.offset + b.limit) }, t("s_next")))
         : null;
       fill(this.traveller, h("h2", {}, t("c_traveller", { s: stage, r: round }), " ", h("small", {}, t("c_top_n", { n: b.top }))), pager,
