@@ -66,6 +66,21 @@ def test_private_competition_is_entered_by_invite_only(server: ServerProcess) ->
         assert r.status_code == 422 and r.json()["detail"], (bad, r.text)
 
 
+def test_an_erased_entrant_is_anonymous_in_every_competition_it_entered(server: ServerProcess) -> None:
+    director, gone, stays = Api.guest(server), Api.guest(server, "Soon Gone"), Api.guest(server, "Stays")
+    cid = competition(director, starts_in=3600)["id"]
+    for api in (gone, stays):
+        api.ok(api.post(f"/api/competitions/{cid}/register"))
+    before = director.ok(director.get(f"/api/competitions/{cid}"))  # read, and its rows kept
+    assert sorted(e["name"] for e in before["entrants_list"]) == ["Soon Gone", "Stays"]
+    r = gone.http.delete("/api/me", headers=gone.headers())
+    assert r.status_code == 204, r.text
+    after = director.ok(director.get(f"/api/competitions/{cid}"))
+    assert sorted(e["name"] for e in after["entrants_list"]) == ["Deleted player", "Stays"]
+    assert "Soon Gone" not in str(after)
+    assert "Soon Gone" not in director.get(f"/api/competitions/{cid}/standings").text
+
+
 async def _play(server: ServerProcess, api: Api, table_id: int, seed: int,
                 stop_after: int | None = None) -> Player:
     player = Player(server, table_id, api.token)

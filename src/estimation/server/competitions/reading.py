@@ -35,8 +35,9 @@ class _Rows:
 
     Why: loading 10,000 entries and 10,000 tables through the ORM on every refresh of a robot competition
     took a second, and even their flags as plain rows took a third of a refresh. Every column but an
-    entry's ``withdrawn`` and ``removed`` and a table's ``finished`` is written once, when the row is made,
-    and entries and tables are never deleted; a table's ``finished`` only ever goes from false to true. So
+    entry's ``withdrawn`` and ``removed`` and a table's ``finished`` is written once, when the row is made
+    (but for an erased entrant's name, whose writer tells every process: :func:`forget_rows`), and entries
+    and tables are never deleted; a table's ``finished`` only ever goes from false to true. So
     a read fetches the flagged entries and the open tables with a count of each kind, and reads the whole
     list again only when the counts say a row it does not know was made (as a fallback, never as the way).
     """
@@ -56,6 +57,15 @@ class _Rows:
 
 #: Each competition's rows (:class:`_Rows`), for at most this many competitions.
 _rows: kept.Recent[int, _Rows] = kept.Recent(64)
+
+
+def forget_rows(competition_id: int | None) -> None:
+    """Read a competition's rows (None: every competition's) afresh next time: a column a read keeps was
+    written (an erased entrant's name)."""
+    if competition_id is None:
+        _rows.clear()
+    else:
+        _rows.pop(competition_id)
 
 
 async def _read_entries(db: AsyncSession, competition_id: int, rows: _Rows) -> None:

@@ -74,7 +74,7 @@ from ..table.runtime import TableError, TableRuntime
 from ..table.store import Fenced, TableMoved
 from .field import Field, seats_of
 from .host import CompetitionHost
-from .reading import read_field
+from .reading import forget_rows, read_field
 
 log = logging.getLogger("estimation.server")
 
@@ -216,16 +216,32 @@ class Competitions:
         """Ask the competition's owner (wherever it is) to look at it now."""
         self.hub.bus.publish(COMPETITIONS, {"type": "competition_poke", "competition": competition_id})
 
+    async def rename_entrant(self, account_id: int, name: str) -> None:
+        """An account's entries take ``name`` (an erasure), in the database and in every process's kept
+        rows: an entry's name is otherwise written once, so a read keeps it (:mod:`.reading`)."""
+        async with self.hub.session() as db, db.begin():
+            competitions = set((await db.execute(select(CompetitionEntry.competition_id).where(
+                CompetitionEntry.account_id == account_id))).scalars().all())
+            await db.execute(update(CompetitionEntry).where(CompetitionEntry.account_id == account_id)
+                             .values(name=name).execution_options(synchronize_session=False))
+        for competition_id in sorted(competitions):
+            self.hub.bus.publish(COMPETITIONS, {"type": "competition_rows", "competition": competition_id})
+
     def _heard(self, _topic: str, message: Message) -> None:
         kind, competition_id = message.get("type"), message.get("competition")
         if kind == RESYNC:
-            return  # a lost poke is found by the owner's ticker; a lost stage end by the next load
+            # A lost poke is found by the owner's ticker, a lost stage end by the next load; a lost
+            # renaming only by reading every competition's rows again.
+            forget_rows(None)
+            return
         if not isinstance(competition_id, int):
             return
         if kind == "competition_poke":
             self._later(lambda: self._poked(competition_id))
         elif kind == "competition_watchable":
             self._later(lambda: self._refresh_watchable(competition_id))
+        elif kind == "competition_rows":
+            forget_rows(competition_id)
 
     def _held(self, competition_id: int) -> bool:
         """Whether this process owns the competition now (always in one process), without a claim."""

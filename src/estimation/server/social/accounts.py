@@ -51,7 +51,7 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
     The name goes first, so that an erasure that fails half-way (a table's owner that does not hand it
     over in time) leaves an account that can be deleted again: every table still going (and every table
     this process holds) is renamed by its runtime, at its owner; then the tables that are over, by the
-    store; then the account itself."""
+    store; then its competition entries; then the account itself."""
     async with hub.session() as db:
         account = await db.get(Account, account_id)
         if account is None or account.deleted_at is not None:
@@ -62,6 +62,7 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
             renamed.add(table_id)
             await _rename_at_owner(hub, table_id, account_id)
     tables = set(await hub.store.anonymise(account_id, ANONYMOUS))
+    await hub.competitions.rename_entrant(account_id, ANONYMOUS)
     async with hub.session() as db, db.begin():
         account = await db.get(Account, account_id, with_for_update=True)
         if account is None or account.deleted_at is not None:
