@@ -17,7 +17,7 @@ import logging
 import secrets
 import weakref
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -31,6 +31,7 @@ from .competitions.service import Competitions
 from .config import Settings
 from .ops import tuning
 from .ops.metrics import MeteredStore, Metrics, MetricsServer
+from .social.host import SocialPart
 from .storage.database import make_engine, migrate, sessionmaker
 from .storage.models import utcnow
 from .table.bot_pool import BotPool
@@ -52,33 +53,6 @@ SESSION_OVER = {"type": "error", "code": "signed_out",
 #: Finished tables freed per turn of the event loop when the sweep evicts them (freeing 250 games in one
 #: turn took 140 ms, and every table in play waited for it).
 EVICT_PER_TURN = 25
-
-
-class SocialPart(Protocol):
-    """What the hub, the tables and the sockets need of the social layer (:class:`~.social.Social`, built by
-    the factory handed to :class:`Hub`: the social routes import the lobby, which imports the hub, so the
-    hub never imports them)."""
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-    def table_changed(self, runtime: TableRuntime, events: Events) -> None: ...
-
-    def presence_changed(self, table_id: int) -> None: ...
-
-    def schedule_bots(self, table_id: int, at: dt.datetime) -> None:
-        """A quick-play table's bots come at ``at`` (cluster mode: its new owner takes the timer over)."""
-
-    def greet(self, conn: Connection, table_id: int) -> None: ...
-
-    async def leaderboard(self, ruleset: str, by: str, limit: int, offset: int) -> dict[str, Any]:
-        """A page of a ruleset's leaderboard (cached by the social part)."""
-        ...
-
-    def chat_wait(self, account_id: int) -> float:
-        """Seconds this player must wait before another chat message (0: now)."""
-        ...
 
 
 class Hub:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
@@ -28,9 +27,7 @@ from ..access import names
 from ..storage.models import Account, LedgerEntry, Mute, Session, utcnow
 from ..table.reducer import LIVE, TableError
 from ..table.store import TableMoved
-
-if TYPE_CHECKING:
-    from ..hub import Hub
+from .host import SocialHost
 
 #: A deleted account's name, wherever it appeared.
 ANONYMOUS = "Deleted player"
@@ -45,7 +42,7 @@ def login_of(name: str) -> str:
 HAND_OVER_SECONDS = 15.0
 
 
-async def erase(hub: Hub, account_id: int) -> list[int]:
+async def erase(hub: SocialHost, account_id: int) -> list[int]:
     """Anonymise and close an account; the tables whose records were rewritten.
 
     The name goes first, so that an erasure that fails half-way (a table's owner that does not hand it
@@ -84,7 +81,7 @@ async def erase(hub: Hub, account_id: int) -> list[int]:
     return sorted(tables | held)
 
 
-async def _rename_at_owner(hub: Hub, table_id: int, account_id: int) -> None:
+async def _rename_at_owner(hub: SocialHost, table_id: int, account_id: int) -> None:
     """The table's :class:`~..table.reducer.Rename`, made where the table is held: in cluster mode a
     table another worker owns is claimed (its owner hands it over between two of its changes, as for any
     request that reaches a worker that does not hold the table), so the rename is a change at its owner
@@ -108,7 +105,7 @@ def day_of(now: dt.datetime) -> dt.date:
     return now.date()
 
 
-async def grant(hub: Hub, account_id: int, now: dt.datetime) -> int:
+async def grant(hub: SocialHost, account_id: int, now: dt.datetime) -> int:
     """The day's top-up for this account, written once; the coins granted (0 if none)."""
     key = f"daily:{account_id}:{day_of(now).isoformat()}"
     top = hub.settings.daily_grant_to

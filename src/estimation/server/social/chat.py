@@ -27,9 +27,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ..cluster.bus import RESYNC, Message, Subscription, client_resync, table_topic, user_topic
 from ..storage.models import Account, ChatMessage, Mute, utcnow
 from ..table.runtime import TableError
+from .host import SocialHost
 
 if TYPE_CHECKING:
-    from ..hub import Hub
     from ..table.connection import Connection
 
 T = TypeVar("T")
@@ -103,7 +103,7 @@ def message_out(row: ChatMessage, name: str | None) -> Message:
             "removed": row.removed, "at": row.created_at.isoformat() + "Z"}
 
 
-async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text: str | None,
+async def post(hub: SocialHost, table_id: int, account_id: int, seat: int | None, text: str | None,
                phrase: str | None, address: str | None = None) -> Message:
     """Store a chat message and publish it on the table's topic; TableError for any refusal.
 
@@ -149,7 +149,7 @@ async def post(hub: Hub, table_id: int, account_id: int, seat: int | None, text:
     return message
 
 
-async def write(hub: Hub, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+async def write(hub: SocialHost, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
     """A short write transaction of its own, in SQLite's writers' turn (``TableStore.writing``).
 
     Reads go before it, in a session of their own: a SQLite transaction that read, then waited for the
@@ -166,7 +166,7 @@ async def write(hub: Hub, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         await db.close()
 
 
-async def muted_by(hub: Hub, account_id: int) -> set[int]:
+async def muted_by(hub: SocialHost, account_id: int) -> set[int]:
     async with hub.session() as db:
         return set((await db.scalars(select(Mute.muted_id).where(Mute.account_id == account_id))).all())
 
@@ -175,7 +175,7 @@ class Link:
     """A table socket's share of the bus: its table's topic (chat, presence, quick play, rematch) and its
     player's own topic (mutes, silences, rematch offers), filtered by the player's mutes and preferences."""
 
-    def __init__(self, hub: Hub, conn: Connection, table_id: int, account_id: int | None,
+    def __init__(self, hub: SocialHost, conn: Connection, table_id: int, account_id: int | None,
                  muted: set[int]) -> None:
         self.hub = hub
         self.conn = conn
@@ -188,7 +188,7 @@ class Link:
             self.subs.append(hub.bus.subscribe(user_topic(account_id), self._mine))
 
     @classmethod
-    async def attach(cls, hub: Hub, conn: Connection, table_id: int, account_id: int | None) -> Link:
+    async def attach(cls, hub: SocialHost, conn: Connection, table_id: int, account_id: int | None) -> Link:
         link = cls(hub, conn, table_id, account_id, set())
         if account_id is not None:  # read after subscribing: a change meanwhile comes as a ``mutes`` notice
             link.muted = await muted_by(hub, account_id)

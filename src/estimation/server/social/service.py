@@ -1,7 +1,7 @@
 """Players together: quick play, rematch, profiles, and what the bus carries about tables (the live lobby's
 changes, who is connected).
 
-:class:`Social` is the process's share of it, one per :class:`~.hub.Hub`: the chat limiter, the quick-play
+:class:`Social` is the process's share of it, one per :class:`~..hub.Hub`: the chat limiter, the quick-play
 tables' bot timers, and the publishing of table changes on the :mod:`.bus`. Its REST routes are in
 :mod:`~..routes.social`; the table socket uses :class:`~.chat.Link`, the lobby socket
 :mod:`~..routes.lobby_socket`.
@@ -24,10 +24,10 @@ from ..storage.models import Account, RematchReply, utcnow
 from ..table.reducer import LIVE, Events, PublicTable, TableSettings, admits
 from ..table.runtime import TableError, no_such_table
 from .chat import ChatLimiter
+from .host import SocialHost
 from .leaderboard import Boards, reader_engine
 
 if TYPE_CHECKING:
-    from ..hub import Hub
     from ..table.connection import Connection
     from ..table.runtime import TableRuntime
 
@@ -55,7 +55,7 @@ def iso(at: dt.datetime) -> str:
     return at.isoformat() + "Z"
 
 
-def social_of(hub: Hub) -> Social:
+def social_of(hub: SocialHost) -> Social:
     """The hub's social part as this module built it (``create_app`` hands :class:`Social` to the hub)."""
     social = hub.social
     assert isinstance(social, Social)
@@ -63,7 +63,7 @@ def social_of(hub: Hub) -> Social:
 
 
 class Social:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: SocialHost) -> None:
         self.hub = hub
         settings = hub.settings
         self.chat_limiter = ChatLimiter(settings.chat_rate_per_second, settings.chat_burst)
