@@ -257,6 +257,9 @@ class Stats:
     measuring: bool = False
     actor: list[float] = field(default_factory=list)
     others: list[float] = field(default_factory=list)
+    #: Practice tables: from a bot's turn to its move reaching the person (the server's bot delay, the
+    #: bot pool's queue and the bot's thought).
+    bots: list[float] = field(default_factory=list)
     actions: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     dropped: int = 0
@@ -299,6 +302,8 @@ class TableState:
     #: (version the action will commit as, seat that sent it, when it was sent, measured?)
     pending: tuple[int, int, float, bool] | None = None
     over: bool = False
+    #: A practice table's person: seconds it thinks once its turn comes (None: the table's own pace).
+    think: float | None = None
 
 
 class Client:
@@ -312,6 +317,8 @@ class Client:
         self.seen = 0  # highest version whose latency this client has recorded
         self.ids = 0
         self.acting: asyncio.Task[None] | None = None
+        #: The seat to move in the last view and when it came, and its round (for the bots' pace).
+        self.turn: tuple[int, float, int] | None = None
 
     async def run(self) -> None:
         try:
@@ -334,6 +341,11 @@ class Client:
                 view = msg.get("view")
                 if view is None:
                     continue
+                turn = self.turn
+                if (turn is not None and turn[0] != self.seat and turn[2] == view["round"]
+                        and self.stats.measuring and self.table.think is not None):
+                    self.stats.bots.append(now - turn[1])  # a bot's move: its delay, queue and thought
+                self.turn = (view["to_move"], now, view["round"])
                 if view["over"]:
                     self.table.over = True
                     return
@@ -345,10 +357,13 @@ class Client:
 
     async def act(self, version: int, legal: list[str]) -> None:
         try:
-            due = self.table.last_sent + self.table.period
-            wait = due - time.perf_counter()
-            if wait > 0:
-                await asyncio.sleep(wait)
+            if self.table.think is not None:
+                await asyncio.sleep(self.table.think)  # a person at a practice table: its own pace
+            else:
+                due = self.table.last_sent + self.table.period
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
             self.ids += 1
             text = self.rng.choice(legal)
             sent = time.perf_counter()
@@ -383,10 +398,14 @@ async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse
     rng = random.Random(slot)
     ws_base = server.base.replace("http://", "ws://")
     first = True
+    practice = args.practice_now
+    if practice:
+        tokens = tokens[:1]  # one person; the server's bots in seats 1-3
     while not stop.is_set():
         auth = {"Authorization": f"Bearer {tokens[0]}"}
         r = await http.post("/api/tables", headers=auth, json={
-            "ruleset": args.ruleset, "length": args.length, "turn_seconds": 0, "bot_seats": []})
+            "ruleset": args.ruleset, "length": args.length, "turn_seconds": 0,
+            "bot_seats": [1, 2, 3] if practice else [], "bot_level": args.level})
         r.raise_for_status()
         tid = r.json()["id"]
         for seat, token in enumerate(tokens):
@@ -398,7 +417,8 @@ async def play_tables(server: Base, slot: int, tokens: list[str], args: argparse
                 await asyncio.sleep(0.1)
             r.raise_for_status()
         table = TableState(period=period, id=tid,
-                           last_sent=time.perf_counter() - rng.random() * period)
+                           last_sent=time.perf_counter() - rng.random() * period,
+                           think=period if practice else None)
         sockets: list[ClientConnection] = []
         clients: list[Client] = []
         try:
@@ -558,7 +578,8 @@ async def generate(base: str, first: int, count: int, period: float, args: argpa
         for task in slots:
             task.cancel()
         lag_task.cancel()
-    return {"actor": stats.actor, "others": stats.others, "lag": stats.lag, "actions": stats.actions,
+    return {"actor": stats.actor, "others": stats.others, "bots": stats.bots, "lag": stats.lag,
+            "actions": stats.actions,
             "errors": stats.errors, "dropped": stats.dropped, "games": stats.games, "slowest": stats.slowest,
             "games_measured": stats.games_measured}
 
@@ -600,6 +621,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
         await asyncio.sleep(args.warmup)
         setup = time.perf_counter() - t_setup
         server_procs = server.server_procs()
+        bot_procs = [c for p in server_procs for c in p.children(recursive=True)]  # the bots' and hints'
         extra = server.extra_procs()
         db_procs = pg.processes() if pg is not None else []
         gen_procs = [psutil.Process(w.pid) for w in workers if w.pid is not None]
@@ -608,6 +630,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             h0 = await metrics_sum(http, server.metrics_urls())
             wal0 = await wal_position(server.postgres_url)
             c0 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
+            b0 = cpu(bot_procs)
             w0_cpu = [cpu([p]) for p in server_procs]
             e0 = {role: cpu(procs) for role, procs in extra.items()}
             q0 = sum(run_queue_wait(p.pid) for p in server_procs)
@@ -633,6 +656,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             await canary_task
             wall = time.perf_counter() - w0
             c1 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
+            b1 = cpu(bot_procs)
             w1_cpu = [cpu([p]) for p in server_procs]
             e1 = {role: cpu(procs) for role, procs in extra.items()}
             q1 = sum(run_queue_wait(p.pid) for p in server_procs)
@@ -654,6 +678,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
     for part in parts:
         stats.actor += part["actor"]
         stats.others += part["others"]
+        stats.bots += part["bots"]
         stats.lag += part["lag"]
         stats.actions += part["actions"]
         stats.dropped += part["dropped"]
@@ -693,6 +718,10 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
         "slowest": sorted(stats.slowest, reverse=True)[:20],
         "generator_lag_p50_ms": pct(stats.lag, 0.5), "generator_lag_p99_ms": pct(stats.lag, 0.99),
         "server_cpu_pct": round(100 * (c1[0] - c0[0]) / wall, 1),
+        "practice": args.practice_now, "level": args.level if args.practice_now else None,
+        "bot_processes_cpu_pct": round(100 * (b1 - b0) / wall, 1),
+        "bot_move_p50_ms": pct(stats.bots, 0.5), "bot_move_p99_ms": pct(stats.bots, 0.99),
+        "bot_moves": len(stats.bots),
         "db_cpu_pct": round(100 * (c1[1] - c0[1]) / wall, 1) if pg is not None else None,
         "generator_cpu_pct": round(100 * (c1[2] - c0[2]) / wall, 1),
         "server_runq_wait_pct": round(100 * (q1 - q0) / wall, 1),
@@ -764,6 +793,15 @@ def show(db: str, r: dict[str, Any]) -> None:
               f"errors {r['errors']} dropped {r['dropped']}", flush=True)
         return
 
+    if r.get("practice"):
+        print(f"{db:10} practice N={r['tables']:<4} ({r['level']}, person thinks {r['period']:g}s) "
+              f"{r['actions_per_s']:.2f} person actions/s  person p50 {ms(r['actor_p50_ms'])} "
+              f"p99 {ms(r['actor_p99_ms'])} max {ms(r['max_ms'])} ms  bot moves {r['bot_moves']}: "
+              f"p50 {ms(r['bot_move_p50_ms'])} p99 {ms(r['bot_move_p99_ms'])} ms  "
+              f"cpu: server {r['server_cpu_pct']}% bot processes {r['bot_processes_cpu_pct']}%  "
+              f"load {r['load_before'][0]}->{r['load_after'][0]}  errors {r['errors']} "
+              f"dropped {r['dropped']}", flush=True)
+        return
     mode = "fast" if r["period"] == 0 else f"1 per {r['period']:g}s"
     db_cpu = "" if r["db_cpu_pct"] is None else f" db {r['db_cpu_pct']}%"
     print(f"{db:10} N={r['tables']:<4} {mode:10} {r['actions_per_s']:8.1f} actions/s  "
@@ -835,6 +873,7 @@ def bench_database(db: str, args: argparse.Namespace) -> list[dict[str, Any]]:
         else:
             url = os.environ["DATABASE_URL"]
         results = []
+        args.practice_now = False
         for n in args.tables:
             server = Server(url, {}, profile(args, db, n, "human"))
             server.start()
@@ -856,6 +895,20 @@ def bench_database(db: str, args: argparse.Namespace) -> list[dict[str, Any]]:
             r["db"] = db
             show(db, r)
             results.append(r)
+        args.practice_now = True
+        for n in args.practice:
+            # The server's bots at their own pace (its bot delay), in its bot processes.
+            server = Server(url, {"ESTIMATION_BOT_DELAY": str(args.bot_delay)},
+                            profile(args, db, n, "practice"))
+            server.start()
+            try:
+                r = asyncio.run(run_load(server, pg, n, args.think, args))
+            finally:
+                server.stop()
+            r["db"] = db
+            show(db, r)
+            results.append(r)
+        args.practice_now = False
         return results
     finally:
         if pg is not None:
@@ -874,6 +927,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds after the last table starts")
     parser.add_argument("--ramp", type=float, default=5.0, help="seconds over which tables are started")
+    parser.add_argument("--practice", default="",
+                        help="practice-table runs: tables per run, each one person (thinking --think "
+                             "seconds a move) and three of the server's bots at --level")
+    parser.add_argument("--level", default="strong", help="the practice tables' bot level")
+    parser.add_argument("--think", type=float, default=1.0, help="a practice table's person: seconds a move")
+    parser.add_argument("--bot-delay", type=float, default=0.6,
+                        help="practice runs: the server's bot delay (its default 0.6 s)")
     parser.add_argument("--ruleset", default="koutchina")
     parser.add_argument("--length", default="micro")
     parser.add_argument("--pg-fast", action="store_true",
@@ -899,6 +959,8 @@ def main() -> None:
     args.workers = [int(x) for x in args.workers.split(",") if x]
     args.tables = [int(x) for x in args.tables.split(",") if x]
     args.fast = [int(x) for x in args.fast.split(",") if x]
+    args.practice = [int(x) for x in args.practice.split(",") if x]
+    args.practice_now = False
     with contextlib.suppress(ImportError):
         import uvloop
 
