@@ -873,41 +873,27 @@ def bench_database(db: str, args: argparse.Namespace) -> list[dict[str, Any]]:
         else:
             url = os.environ["DATABASE_URL"]
         results = []
+
+        def run(n: int, period: float, env: dict[str, str], mode: str) -> None:
+            server = Server(url, env, profile(args, db, n, mode))
+            server.start()
+            try:
+                r = asyncio.run(run_load(server, pg, n, period, args))
+            finally:
+                server.stop()
+            r["db"] = db
+            show(db, r)
+            results.append(r)
+
         args.practice_now = False
         for n in args.tables:
-            server = Server(url, {}, profile(args, db, n, "human"))
-            server.start()
-            try:
-                r = asyncio.run(run_load(server, pg, n, args.period, args))
-            finally:
-                server.stop()
-            r["db"] = db
-            show(db, r)
-            results.append(r)
+            run(n, args.period, {}, "human")
         for n in args.fast:
-            server = Server(url, {"ESTIMATION_RATE_PER_SECOND": "100000", "ESTIMATION_RATE_BURST": "100000"},
-                            profile(args, db, n, "fast"))
-            server.start()
-            try:
-                r = asyncio.run(run_load(server, pg, n, 0.0, args))
-            finally:
-                server.stop()
-            r["db"] = db
-            show(db, r)
-            results.append(r)
+            run(n, 0.0, {"ESTIMATION_RATE_PER_SECOND": "100000", "ESTIMATION_RATE_BURST": "100000"}, "fast")
         args.practice_now = True
         for n in args.practice:
             # The server's bots at their own pace (its bot delay), in its bot processes.
-            server = Server(url, {"ESTIMATION_BOT_DELAY": str(args.bot_delay)},
-                            profile(args, db, n, "practice"))
-            server.start()
-            try:
-                r = asyncio.run(run_load(server, pg, n, args.think, args))
-            finally:
-                server.stop()
-            r["db"] = db
-            show(db, r)
-            results.append(r)
+            run(n, args.think, {"ESTIMATION_BOT_DELAY": str(args.bot_delay)}, "practice")
         args.practice_now = False
         return results
     finally:

@@ -94,16 +94,22 @@ def finished_game(table_id: int, text: str) -> Game:
     return game
 
 
-async def finished_games(hub: CompetitionHost, table_ids: Iterable[int]) -> dict[int, Game]:
-    """Finished tables' games: kept ones, the others loaded from their stored records."""
-    out: dict[int, Game] = {}
+def _kept(cache: Recent[int, V], table_ids: Iterable[int]) -> tuple[dict[int, V], list[int]]:
+    """What ``cache`` holds of ``table_ids``, and the ids it does not hold."""
+    out: dict[int, V] = {}
     missing = []
     for t in table_ids:
-        game = finished.get(t)
-        if game is None:
+        value = cache.get(t)
+        if value is None:
             missing.append(t)
         else:
-            out[t] = game
+            out[t] = value
+    return out, missing
+
+
+async def finished_games(hub: CompetitionHost, table_ids: Iterable[int]) -> dict[int, Game]:
+    """Finished tables' games: kept ones, the others loaded from their stored records."""
+    out, missing = _kept(finished, table_ids)
     for start in range(0, len(missing), IN_LIST):
         async with hub.session() as db:
             stored = (await db.execute(select(Table.id, Table.record).where(
@@ -116,14 +122,7 @@ async def finished_games(hub: CompetitionHost, table_ids: Iterable[int]) -> dict
 
 async def finished_lines(hub: CompetitionHost, table_ids: Iterable[int]) -> dict[int, TableLines]:
     """Finished tables' lines on every board (kept; a table not kept is replayed once from its record)."""
-    out: dict[int, TableLines] = {}
-    missing = []
-    for t in table_ids:
-        kept = lines.get(t)
-        if kept is None:
-            missing.append(t)
-        else:
-            out[t] = kept
+    out, missing = _kept(lines, table_ids)
     for table_id, game in (await finished_games(hub, missing)).items():
         made = lines.get(table_id)
         if made is None:
