@@ -268,7 +268,7 @@ export class CompetitionPage {
     if (c.status === "finished" && c.kind === "robot") for (let i = 1; i <= c.instances; i++) seen.set(`1/${i}`, c.rounds); // over: open to all
     if (c.kind === "swiss") for (let s = 1; s < c.stage; s++) seen.set(`${s}/1`, c.rounds); // earlier stages are over everywhere
     const groups = [...seen.entries()].sort();
-    fill(this.boards, h("h2", {}, t("c_travellers")), groups.length ? groups.map(([key, n]) => {
+    fill(this.boards, h("h2", {}, t(c.status === "finished" ? "c_travellers_all" : "c_travellers")), groups.length ? groups.map(([key, n]) => {
       const [stage, instance] = key.split("/").map(Number);
       return h("p", { class: "c-board-row" }, c.kind === "swiss" ? t("c_stage_n", { s: stage }) : t("c_boards"), " ",
         Array.from({ length: n }, (_, i) => h("button", { type: "button", class: "c-board-btn", "data-stage": stage, "data-round": i + 1,
