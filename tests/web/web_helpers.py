@@ -266,10 +266,25 @@ def positions(page: Any) -> dict[int, str]:
         ".felt .seat[data-seat]", "els => els.map(e => [e.dataset.seat, e.dataset.pos])")}
 
 
-def centre(page: Any, selector: str) -> tuple[float, float]:
-    box = page.locator(selector).bounding_box()
-    assert box is not None, selector
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+def seat_centres(page: Any) -> dict[str, tuple[float, float]]:
+    """The centre of each drawn seat (bottom/right/top/left), all four read in one script.
+
+    One script reads them in one frame: the table redraws its seats as the bots move, and four separate
+    bounding-box calls could each meet a different drawing (or none, between two).
+    """
+    found = page.wait_for_function(
+        """() => {
+            const at = {};
+            for (const pos of ["bottom", "right", "top", "left"]) {
+                const el = document.querySelector(`.felt .seat[data-pos='${pos}']`);
+                if (!el) return null;
+                const r = el.getBoundingClientRect();
+                if (!r.width || !r.height) return null;
+                at[pos] = [r.x + r.width / 2, r.y + r.height / 2];
+            }
+            return at;
+        }""")
+    return {p: (float(x), float(y)) for p, (x, y) in found.json_value().items()}
 
 
 def check_counter_clockwise(page: Any) -> None:
@@ -277,7 +292,7 @@ def check_counter_clockwise(page: Any) -> None:
     me = int(page.get_attribute(".table-page", "data-seat") or 0)
     pos = positions(page)
     assert pos == {me: "bottom", (me + 1) % 4: "right", (me + 2) % 4: "top", (me + 3) % 4: "left"}, pos
-    at = {p: centre(page, f".felt .seat[data-pos='{p}']") for p in ("bottom", "right", "top", "left")}
+    at = seat_centres(page)
     assert at["right"][0] > at["bottom"][0] > at["left"][0], at
     assert at["top"][1] < at["right"][1] < at["bottom"][1], at
     assert at["top"][1] < at["left"][1] < at["bottom"][1], at
