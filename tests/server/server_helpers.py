@@ -36,7 +36,10 @@ class ServerProcess:
 
     Its Prometheus metrics are on a port of their own (``metrics_port``); :meth:`figures` reads them."""
 
-    def __init__(self, database_url: str, name: str = "", env: dict[str, str] | None = None) -> None:
+    def __init__(self, database_url: str, name: str = "", env: dict[str, str] | None = None,
+                 command: list[str] | None = None) -> None:
+        #: What runs ``serve ...``: the installed package, or a script that registers more first.
+        self.command = command or [sys.executable, "-m", "estimation"]
         self.database_url = database_url
         self.name = name
         self.port = free_port()
@@ -68,7 +71,7 @@ class ServerProcess:
         env = {**os.environ, **self.env, "DATABASE_URL": self.database_url}
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "estimation", "serve", "--port", str(self.port), "--log-level", "warning"],
+            [*self.command, "serve", "--port", str(self.port), "--log-level", "warning"],
             env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

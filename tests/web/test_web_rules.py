@@ -67,6 +67,7 @@ def _text(page: Any, selector: str) -> str:
 def _tips(page: Any, ruleset: str) -> dict[str, str]:
     return dict(page.evaluate(
         "async ([keys, rs]) => { const m = await import('/static/rules.js');"
+        " await (await import('/static/rulesets.js')).rulesets();"
         " return keys.map((k) => [k, m.markerTip(k, rs)]); }", [MARKERS, ruleset]))
 
 

@@ -235,7 +235,7 @@ def test_the_lobby_updates_by_itself_and_offers_rematches(browser: Any, web_serv
         row = f"#open-tables li[data-table='{table_id}']"
         watcher.wait_for_selector(row)
         text = watcher.inner_text(row)
-        assert f"Table {table_id}" in text and "koutchina · micro" in text and "(empty)" in text, text
+        assert f"Table {table_id}" in text and "Koutchina · micro" in text and "(empty)" in text, text
         assert watcher.inner_text(f"{row} a.player-link[data-player='{ann_id}']") == "Ann Live"
         assert watcher.locator(f"{row} button.join").count() == 1
         # Someone takes the last seat: the game starts and the table moves to the tables in play.

@@ -12,6 +12,7 @@ import { ProfilePage } from "./profile.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { AccountPage } from "./account.js";
 import { CompetitionPage, competitionsPanel } from "./competitions.js";
+import { rulesets as rulesetList, rulesetName } from "./rulesets.js";
 
 const main = document.getElementById("main");
 let current = null; // the page object with a destroy()
@@ -201,9 +202,9 @@ async function lobbyPage() {
   }
 
   // Create a table.
-  const [rulesets, bots, limits] = await Promise.all([api("GET", "/api/rulesets"), api("GET", "/api/bots"),
+  const [rulesets, bots, limits] = await Promise.all([rulesetList(), api("GET", "/api/bots"),
     api("GET", "/api/table-limits").catch(() => ({ min_turn_seconds: 0 }))]);
-  const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesets.map((r) => h("option", { value: r.name }, r.name)));
+  const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesets.map((r) => h("option", { value: r.name }, rulesetName(r.name))));
   const len = h("select", { id: "length", name: "length" });
   const fillLengths = () => {
     const r = rulesets.find((x) => x.name === rs.value);

@@ -3,6 +3,7 @@
 // name links to the player's profile. No sign-in needed. The page is in the address, so Back works.
 import { h, api, session } from "./common.js";
 import { t } from "./i18n.js";
+import { rulesets as rulesetList, rulesetName } from "./rulesets.js";
 import { playerLink, fill, num } from "./lobbyfeed.js";
 
 /** Rows per page; a test setting `?rows=N` in the address (like `?pause=`) makes pages shorter. */
@@ -30,14 +31,14 @@ export class LeaderboardPage {
     let rulesets = [];
     let board;
     try {
-      rulesets = await api("GET", "/api/rulesets");
+      rulesets = await rulesetList();
       // #/leaderboard alone: the first ruleset the server lists (its default).
       if (!this.ruleset) { this.ruleset = rulesets[0].name; this.root.dataset.ruleset = this.ruleset; }
       board = await api("GET", `/api/leaderboards/${encodeURIComponent(this.ruleset)}?by=${by}&limit=${size}&offset=${(page - 1) * size}`);
     } catch (e) {
       fill(this.root, h("h1", {}, t("s_leaderboards")),
         h("p", { class: "error", role: "alert" }, t("error", { m: e.message })),
-        rulesets.length ? h("p", {}, h("a", { href: href(rulesets[0].name, "winrate", 1) }, rulesets[0].name)) : null);
+        rulesets.length ? h("p", {}, h("a", { href: href(rulesets[0].name, "winrate", 1) }, rulesetName(rulesets[0].name))) : null);
       this.root.setAttribute("aria-busy", "false");
       return;
     }
@@ -48,9 +49,9 @@ export class LeaderboardPage {
     const tab = (label, target, on, id) => h("a", { href: target, id, class: "tab", "aria-current": on ? "page" : null }, label);
     const go = (p) => { location.hash = href(ruleset, by, p); };
     fill(this.root, 
-      h("h1", {}, t("s_lb_title", { r: ruleset })),
+      h("h1", {}, t("s_lb_title", { r: rulesetName(ruleset) })),
       h("nav", { class: "tabs", id: "lb-rulesets", "aria-label": t("ruleset") },
-        rulesets.map((r) => tab(r.name, href(r.name, by, 1), r.name === ruleset, `lb-rs-${r.name}`))),
+        rulesets.map((r) => tab(rulesetName(r.name), href(r.name, by, 1), r.name === ruleset, `lb-rs-${r.name}`))),
       h("nav", { class: "tabs", id: "lb-orders", "aria-label": t("s_order") },
         tab(t("s_by_winrate"), href(ruleset, "winrate", 1), by === "winrate", "lb-winrate"),
         tab(t("s_by_level"), href(ruleset, "level", 1), by === "level", "lb-level")),

@@ -3,6 +3,7 @@
 // Every name is put in the page as text (h() makes text nodes), never as HTML.
 import { h, api, session, store, num } from "./common.js";
 import { t } from "./i18n.js";
+import { rulesetName } from "./rulesets.js";
 
 /** Put `kids` in `el` in place of what it held (null, undefined and false are left out, arrays flattened). */
 export function fill(el, ...kids) {
@@ -44,7 +45,7 @@ export function tableTitle(table) {
 }
 
 export function rulesLine(table) {
-  return [`${table.ruleset} · ${table.length}`, table.partners ? ` · ${t("partners")}` : "",
+  return [`${rulesetName(table.ruleset)} · ${table.length}`, table.partners ? ` · ${t("partners")}` : "",
     table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
 }
 

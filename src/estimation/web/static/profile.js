@@ -4,13 +4,13 @@
 import { h, api, session, ApiError } from "./common.js";
 import { t, getLang } from "./i18n.js";
 import { fill, num } from "./lobbyfeed.js";
-import { rulesets } from "./rulesets.js";
+import { rulesets, rulesetName } from "./rulesets.js";
 
 const pct = (x) => (x === null || x === undefined ? "–" : `${Math.round(x * 100)}%`);
 
 /** One ruleset's level panel: its points, its badge (or how far from it) and its record. */
 function levelPanel(lv, info) {
-  const r = (info && (info.display_names[getLang()] || info.display_names.en)) || lv.ruleset;
+  const r = rulesetName(lv.ruleset);
   const pays = (info && info.level_points) || { win: 0, draw: 0, loss: 0 };
   const need = info ? info.badge_wins : 0;
   return h("div", { class: "panel level-panel", id: `profile-level-${lv.ruleset}`, "data-ruleset": lv.ruleset,
@@ -86,7 +86,7 @@ export class ProfilePage {
                 h("th", { scope: "col" }, t("wins")))),
               h("tbody", {}, Object.entries(p.by_ruleset).sort().map(([r, x]) => h("tr", { "data-ruleset": r },
                 h("th", { scope: "row" }, h("a", { href: `#/leaderboard/${r}`, class: "lb-link",
-                  title: t("s_lb_title", { r }) }, r, " ↗")), h("td", {}, x.games), h("td", {}, x.wins)))))
+                  title: t("s_lb_title", { r: rulesetName(r) }) }, rulesetName(r), " ↗")), h("td", {}, x.games), h("td", {}, x.wins)))))
             : h("p", { class: "muted" }, t("s_no_games")))),
       h("h2", {}, t("s_recent")),
       p.recent.length ? h("div", { class: "scroll-x" }, h("table", { class: "social-table", id: "recent-games" },

@@ -4,6 +4,7 @@
 // markerTip(key, ruleset) gives the one-line tooltip the table puts on its chips.
 import { h } from "./common.js";
 import { t, getLang } from "./i18n.js";
+import { rulesets, rulesetNow, rulesetName } from "./rulesets.js";
 
 export const RULESETS = ["koutchina", "egyptian", "classic"];
 export const MARKERS = ["dealer", "caller", "with", "dashcall", "dash", "risk", "risk2", "risk3", "avoid", "bust",
@@ -116,7 +117,6 @@ const EN_HEAD = ["", "made", "missed"];
 
 const EN = {
   title: "Rules", rulesetLabel: "Ruleset", onPage: "On this page",
-  names: { koutchina: "Koutchina", egyptian: "Egyptian", classic: "Classic" },
   headings: { overview: "Overview", round: "How a round goes", scoring: "Scoring", markers: "What the table shows",
     partners: "Partners" },
   players: EN_PLAYERS, playersSides: EN_PLAYERS_SIDES, partners: EN_PARTNERS,
@@ -402,47 +402,11 @@ const EN = {
       egyptian: "The total of the four estimates, Over 13 or Under it, never exactly 13. It sets the Dash's " +
         "value: 23 Under, 13 Over." } },
   },
+  // The markers that mean the same in every ruleset; the others are each ruleset's own (marker_tips).
   tips: {
-    dealer: { koutchina: "Dealer: deals this round; the player after the dealer speaks first.",
-      classic: "Dealer: deals this round; the player after the dealer speaks first.",
-      egyptian: "Dealer: deals this round; the player after the dealer speaks first (when nobody bids, the " +
-        "dealer leads)." },
-    caller: { koutchina: "Caller: won the auction (or the highest fixed-round estimate) and leads; ±10.",
-      classic: "Caller (Declarer): won the auction (or the highest fixed-round estimate) and leads; +20 / −10, " +
-        "+40 / −20 on 8 or more.",
-      egyptian: "Caller: won the auction and declared; leads; ±10, ±20 on a Super Call (8 or more)." },
-    with: { koutchina: "With: estimated the Call's number; scores like the Caller, ±10.",
-      classic: "With: estimated the Caller's number; +20 / −10 like the Caller.",
-      egyptian: "With: joined the winning bid; ±10 if they estimate the declared number." },
-    dashcall: { koutchina: "Dash Call: promised no trick; +25 Over / +33 Under if none, −25 / −33 otherwise.",
-      classic: "Dash Call: promised no trick; 33 if none, −23 otherwise.",
-      egyptian: "Egyptian has no Dash Call: its blind zero is the Dash." },
-    dash: { koutchina: "Dash: an estimate of 0; 10 with no trick, minus the tricks otherwise.",
-      classic: "Dash: an estimate of 0; 10 with no trick (+10 more Under), minus the tricks otherwise (−10 more " +
-        "Under).",
-      egyptian: "Dash: a blind promise of no trick; 23 Under / 13 Over if none, minus the tricks otherwise (−10 " +
-        "more Under)." },
-    risk: { koutchina: "Risk: last estimator, total 2–3 away from 13; ±10.",
-      classic: "Risk: last estimator, total 2–3 away from 13; +10 / −10 on top.",
-      egyptian: "Risk: last estimator, total 11 or less, or 15 or more with their estimate 2 or more; ±10." },
-    risk2: { koutchina: "Double Risk: last estimator, total 4–5 away from 13; ±20.",
-      classic: "Double Risk: last estimator, total 4 or more away from 13; +20 / −20 on top.",
-      egyptian: "Egyptian Risk has one level only (±10)." },
-    risk3: { koutchina: "Triple Risk: last estimator, total 6 or more away from 13; ±30.",
-      classic: "Classic stops at Double Risk.",
-      egyptian: "Egyptian Risk has one level only (±10)." },
     avoid: "Avoid: failed to follow this suit, so holds none of it; a reminder, not a rule.",
     bust: "Bust: took more tricks than estimated; can no longer make it.",
     away: "Away: the turn clock ran out; a bot plays this seat until the player is back.",
-    left: { koutchina: "Left the table: a bot plays the seat to the end.",
-      classic: "Left the table: a bot plays the seat to the end.",
-      egyptian: "Left: the match is over; the leaver cannot win." },
-    multiplier: { koutchina: "Multiplier: this round's scores count ×2 or ×4 after a Sa'aydeh.",
-      classic: "Multiplier: this round's scores count ×2 or ×4 after a Sa'aydeh.",
-      egyptian: "Always ×1: Egyptian has no Sa'aydeh." },
-    saaydeh: { koutchina: "Sa'aydeh: all four missed; nobody scores, the next round counts double (×4 at most).",
-      classic: "Sa'aydeh: all four missed; nobody scores, the next round counts double (×4 at most).",
-      egyptian: "Egyptian has no Sa'aydeh: the round is scored as it stands." },
     overunder: "Over / Under: the total of the four estimates, never exactly 13.",
   },
 };
@@ -538,7 +502,6 @@ const AR_HEAD = ["", "إذا حقّق", "إذا أخفق"];
 
 const AR = {
   title: "القواعد", rulesetLabel: "القواعد", onPage: "في هذه الصفحة",
-  names: { koutchina: "كوتشينة", egyptian: "المصرية", classic: "الكلاسيكية" },
   headings: { overview: "نظرة عامة", round: "كيف تمشي الجولة", scoring: "حساب النقاط", markers: "علامات الطاولة",
     partners: "الشراكة" },
   players: AR_PLAYERS, playersSides: AR_PLAYERS_SIDES, partners: AR_PARTNERS,
@@ -802,44 +765,11 @@ const AR = {
       egyptian: "مجموع التوقّعات الأربعة: «فوق» إن زاد على 13، و«تحت» إن نقص، ولا يساوي 13 أبدًا. ويحدد قيمة " +
         "الداش: 23 تحت، 13 فوق." } },
   },
+  // The markers that mean the same in every ruleset; the others are each ruleset's own (marker_tips).
   tips: {
-    dealer: { koutchina: "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا.",
-      classic: "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا.",
-      egyptian: "الموزّع: يوزّع هذه الجولة، واللاعب الذي بعده يتكلم أولًا (وإذا لم يزايد أحد يفتح هو اللعب)." },
-    caller: { koutchina: "المزايد: فاز بالمزايدة (أو أعلى توقّع في الجولة الثابتة) ويفتح اللعب؛ ±10.",
-      classic: "المزايد (المُعلِن): فاز بالمزايدة (أو أعلى توقّع في الجولة الثابتة) ويفتح اللعب؛ +20 / −10، " +
-        "و+40 / −20 على 8 أو أكثر.",
-      egyptian: "المزايد: فاز بالمزاد وأعلن العقد ويفتح اللعب؛ ±10، و±20 في السوبر كول (8 أو أكثر)." },
-    with: { koutchina: "مع: توقّع عدد الكول، ونقاطه مثل المزايد، ±10.",
-      classic: "مع: توقّع عدد المزايد؛ +20 / −10 مثل المزايد.",
-      egyptian: "مع: انضم إلى المزايدة الفائزة؛ ±10 إذا توقّع العدد المعلن." },
-    dashcall: { koutchina: "داش كول: تعهّد ألا يأخذ ولا أكلة؛ +25 فوق / +33 تحت إن نجح، وإلا −25 / −33.",
-      classic: "داش كول: تعهّد ألا يأخذ ولا أكلة؛ 33 إن نجح، وإلا −23.",
-      egyptian: "لا داش كول في القواعد المصرية: الصفر الأعمى هو الداش." },
-    dash: { koutchina: "داش: توقّع صفر؛ 10 بلا أكلات، وإلا ناقص الأكلات.",
-      classic: "داش: توقّع صفر؛ 10 بلا أكلات (و10 إضافية في «تحت»)، وإلا ناقص الأكلات (و10 أخرى في «تحت»).",
-      egyptian: "داش: تعهّد أعمى ألا يأخذ ولا أكلة؛ 23 تحت / 13 فوق إن نجح، وإلا ناقص الأكلات (و10 أخرى في «تحت»)." },
-    risk: { koutchina: "مخاطرة (ريسك): آخر من توقّع، والمجموع يبعد 2 أو 3 عن 13؛ ±10.",
-      classic: "مخاطرة (ريسك): آخر من توقّع، والمجموع يبعد 2 أو 3 عن 13؛ +10 / −10 إضافية.",
-      egyptian: "مخاطرة (ريسك): آخر من توقّع، والمجموع 11 أو أقل، أو 15 أو أكثر وتوقّعه 2 أو أكثر؛ ±10." },
-    risk2: { koutchina: "مخاطرة مضاعفة (دبل ريسك): آخر من توقّع، والمجموع يبعد 4 أو 5 عن 13؛ ±20.",
-      classic: "مخاطرة مضاعفة (دبل ريسك): آخر من توقّع، والمجموع يبعد 4 أو أكثر عن 13؛ +20 / −20 إضافية.",
-      egyptian: "للمخاطرة مستوى واحد فقط في القواعد المصرية (±10)." },
-    risk3: { koutchina: "مخاطرة ثلاثية (تريبل ريسك): آخر من توقّع، والمجموع يبعد 6 أو أكثر عن 13؛ ±30.",
-      classic: "لا مخاطرة ثلاثية في الكلاسيكية: أعلاها المخاطرة المضاعفة.",
-      egyptian: "للمخاطرة مستوى واحد فقط في القواعد المصرية (±10)." },
     avoid: "قاطع: لم ينزل من هذا الشكل، فليس معه منه شيء؛ تذكير لا قاعدة.",
     bust: "تجاوز: أخذ أكثر من توقّعه، فلم يعد يستطيع تحقيقه.",
     away: "غائب: انتهى وقت دوره، وروبوت يلعب عنه حتى يعود.",
-    left: { koutchina: "غادر الطاولة: روبوت يكمل اللعب بمقعده حتى النهاية.",
-      classic: "غادر الطاولة: روبوت يكمل اللعب بمقعده حتى النهاية.",
-      egyptian: "غادر: انتهت المباراة، والمغادر لا يمكن أن يفوز." },
-    multiplier: { koutchina: "المضاعف: نقاط هذه الجولة ×2 أو ×4 بعد السعايدة.",
-      classic: "المضاعف: نقاط هذه الجولة ×2 أو ×4 بعد السعايدة.",
-      egyptian: "دائمًا ×1: لا سعايدة في القواعد المصرية." },
-    saaydeh: { koutchina: "سعايدة: أخفق الأربعة؛ لا نقاط، والجولة التالية مضاعفة (×4 حدًّا أقصى).",
-      classic: "سعايدة: أخفق الأربعة؛ لا نقاط، والجولة التالية مضاعفة (×4 حدًّا أقصى).",
-      egyptian: "لا سعايدة في القواعد المصرية: الجولة تُحسب كما هي." },
     overunder: "فوق / تحت: مجموع التوقّعات الأربعة، ولا يساوي 13 أبدًا.",
   },
 };
@@ -867,9 +797,14 @@ function rich(text) {
   return s.split(/([♠♥♦♣])/).filter(Boolean).map((part) => (SUIT[part] ? h("span", { class: `suit-${SUIT[part]}` }, part) : part));
 }
 
-/** The one-line tooltip of a table marker, in the current language; "" for an unknown key. */
+/** The one-line tooltip of a table marker, in the current language; "" for an unknown key. A marker whose
+ *  meaning is the ruleset's (the dealer, the roles, Risk, a leaver, the multiplier) is said in the ruleset's
+ *  own words (`marker_tips` of GET /api/rulesets, English where it has none in the page's language); avoid,
+ *  bust, away and Over / Under mean the same everywhere. */
 export function markerTip(key, ruleset) {
-  const tip = pick((TEXTS[getLang()] || EN).tips[key], normal(ruleset));
+  const own = rulesetNow(ruleset)?.marker_tips;
+  const tip = own && key in (own.en || {})
+    ? (own[getLang()] || {})[key] || own.en[key] : (TEXTS[getLang()] || EN).tips[key];
   return tip ? bidi(tip) : "";
 }
 
@@ -919,10 +854,12 @@ export class RulesPage {
     this.ruleset = normal(ruleset);
     this.el = h("div", { class: "rules-page", "data-ruleset": this.ruleset });
     root.append(this.el);
-    this.render();
+    // Drawn once the rulesets' descriptions have come: the names and the markers' tooltips are theirs.
+    const draw = () => { if (!this.gone) this.render(); };
+    rulesets().then(draw, draw);
   }
 
-  destroy() {}
+  destroy() { this.gone = true; }
 
   relabel() { this.render(); }
 
@@ -943,11 +880,11 @@ export class RulesPage {
     }));
     this.el.dataset.ruleset = rs;
     this.el.replaceChildren(...[
-      h("h1", { id: "rules-title" }, `${L.title}: ${L.names[rs]}`),
+      h("h1", { id: "rules-title" }, `${L.title}: ${rulesetName(rs)}`),
       h("nav", { class: "rules-switch", "aria-label": L.rulesetLabel },
         h("span", { class: "muted" }, `${L.rulesetLabel}:`),
         RULESETS.map((r) => h("a", { href: `#/rules/${r}${this.partners ? "/partners" : ""}`, id: `rules-link-${r}`,
-          "aria-current": r === rs ? "page" : null }, L.names[r]))),
+          "aria-current": r === rs ? "page" : null }, rulesetName(r)))),
       h("nav", { class: "rules-toc", "aria-label": L.onPage },
         h("span", { class: "muted" }, `${L.onPage}:`),
         jump("rules-round", L.headings.round), jump("rules-scoring", L.headings.scoring),

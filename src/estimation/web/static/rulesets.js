@@ -2,13 +2,30 @@
 // verbs, score lines... Pages read these, as the table reads a view's `verbs` and `rules`, and never test a
 // ruleset's name to decide what to do; the list is fetched once per page load.
 import { api } from "./common.js";
+import { getLang } from "./i18n.js";
 
 let loading = null;
+let known = null; // the list once it has come: for what draws at once (a table's marker tooltips)
 
 /** Every ruleset's description, in the server's order (the first is the default). */
 export function rulesets() {
-  if (!loading) loading = api("GET", "/api/rulesets").catch((e) => { loading = null; throw e; });
+  if (!loading) {
+    loading = api("GET", "/api/rulesets").then((list) => { known = list; return list; })
+      .catch((e) => { loading = null; throw e; });
+  }
   return loading;
+}
+
+/** One ruleset's description if the list has come already (null before, or for an unknown name). */
+export function rulesetNow(name) {
+  return (known && known.find((r) => r.name === name)) || null;
+}
+
+/** A ruleset's name as people read it, in the page's language (its `display_names`, English where it has
+ *  none in that language), or the name itself before the list has come. */
+export function rulesetName(name) {
+  const info = rulesetNow(name);
+  return (info && (info.display_names[getLang()] || info.display_names.en)) || name;
 }
 
 /** One ruleset's description by the name a record or a view gives, or null. */

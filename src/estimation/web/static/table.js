@@ -98,7 +98,8 @@ export class TablePage {
     this.render();
     // The rulesets' score lines, for the breakdowns (the view names its ruleset; the list says what it scores).
     this.rulesetList = null;
-    rulesets().then((list) => { this.rulesetList = list; }).catch(() => {});
+    // The markers' tooltips are the ruleset's own words: the table is drawn again when they come.
+    rulesets().then((list) => { this.rulesetList = list; if (!this.closed) this.render(); }).catch(() => {});
     this.connect();
   }
 
