@@ -50,12 +50,12 @@ from typing import Any
 
 import httpx
 import psutil  # type: ignore[import-untyped]
-import websockets
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from estimation.seat_socket import Seats
 from estimation.server.cluster.launcher import LocalCluster
 
 
@@ -120,151 +120,12 @@ class Rest:
         raise RuntimeError(f"{method} {path}: still unavailable")
 
 
-class Client:
-    """One seat's socket, read by a task of its own that reconnects (with its last version) whenever the
-    socket closes or the server says the table moved, then sends again the actions it has no ack for."""
-
-    def __init__(self, ws_base: str, table_id: int, token: str, changed: asyncio.Event) -> None:
-        self.url = f"{ws_base}/ws/tables/{table_id}"
-        self.token = token
-        self.changed = changed
-        self.ws: Any = None
-        self.version = 0
-        self.view: dict[str, Any] | None = None
-        self.connected = False
-        self.acks: dict[str, int] = {}
-        self.pending: dict[str, tuple[str, int]] = {}
-        self.sent_at: dict[str, float] = {}
-        self.latency: list[tuple[float, float]] = []  # (sent at, seconds to its ack)
-        self.reconnects = 0
-        self.errors: dict[str, int] = {}
-        self.task: asyncio.Task[None] | None = None
-        self.ids = 0
-        self.seat = 0
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
-        if self.ws is not None:
-            self.ws.transport.abort()
-
-    async def _connect(self) -> None:
-        while True:
-            try:
-                ws = await websockets.connect(self.url, open_timeout=10, max_size=2**22, max_queue=None)
-                hello: dict[str, Any] = {"type": "hello", "token": self.token}
-                if self.version:
-                    hello["last_version"] = self.version
-                await ws.send(json.dumps(hello))
-                first = json.loads(await asyncio.wait_for(ws.recv(), 15))
-            except (OSError, websockets.exceptions.WebSocketException, TimeoutError):
-                await asyncio.sleep(0.2)
-                continue
-            if first["type"] != "welcome":
-                ws.transport.abort()
-                await asyncio.sleep(first.get("retry_ms", 200) / 1000)
-                continue
-            self.ws, self.seat = ws, first["seat"]
-            return
-
-    async def _run(self) -> None:
-        first = True
-        while True:
-            await self._connect()
-            if not first:
-                self.reconnects += 1
-            first = False
-            try:
-                resent = False
-                async for raw in self.ws:
-                    msg = json.loads(raw)
-                    if msg.get("view") is not None:
-                        self.view = msg["view"]
-                    kind = msg["type"]
-                    if kind in ("update", "snapshot", "resume"):
-                        self.version = msg["version"]
-                    elif kind == "ack":
-                        self.acks[msg["id"]] = msg["version"]
-                        self.pending.pop(msg["id"], None)
-                        sent = self.sent_at.pop(msg["id"], None)
-                        if sent is not None:
-                            self.latency.append((sent, time.monotonic() - sent))
-                    elif kind == "error":
-                        code = str(msg.get("code"))
-                        self.errors[code] = self.errors.get(code, 0) + 1
-                        self.pending.pop(str(msg.get("id")), None)
-                    elif kind == "moved":
-                        break
-                    if kind in ("snapshot", "resume") and not resent:
-                        resent = True
-                        self.connected = True
-                        for action_id, (action, version) in list(self.pending.items()):
-                            await self._send(action_id, action, version)
-                    self.changed.set()
-            except (websockets.exceptions.ConnectionClosed, OSError):
-                pass
-            self.connected = False
-            self.changed.set()
-            with contextlib.suppress(Exception):
-                self.ws.transport.abort()
-
-    async def _send(self, action_id: str, action: str, version: int) -> None:
-        with contextlib.suppress(Exception):
-            await self.ws.send(json.dumps({"type": "action", "id": action_id, "action": action,
-                                           "version": version}))
-
-    async def act(self, action: str) -> str:
-        self.ids += 1
-        action_id = f"s{self.seat}-{self.ids}-{random.randrange(10**9)}"
-        self.pending[action_id] = (action, self.version)
-        self.sent_at[action_id] = time.monotonic()
-        if self.connected:
-            await self._send(action_id, action, self.version)
-        return action_id
-
-    async def chat(self, line: str) -> None:
-        if self.connected:
-            with contextlib.suppress(Exception):
-                await self.ws.send(json.dumps({"type": "chat", "text": line}))
-
-
-class Table:
-    """Four clients at one table, one action every ``period`` seconds."""
-
-    def __init__(self, ws_base: str, table_id: int, tokens: list[str]) -> None:
-        self.id = table_id
-        self.changed = asyncio.Event()
-        self.clients = [Client(ws_base, table_id, t, self.changed) for t in tokens]
-        self.sent: dict[str, tuple[int, str]] = {}
-        self.rng = random.Random(table_id)
-
-    def acked(self) -> dict[str, int]:
-        return {k: v for c in self.clients for k, v in c.acks.items()}
-
-    def settled(self) -> bool:
-        top = max([c.version for c in self.clients] + [v for c in self.clients for v in c.acks.values()])
-        return all(c.connected and c.version == top and c.view is not None for c in self.clients)
-
-    async def until(self, predicate: Any, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), min(left, 0.2))
-        return True
+class Table(Seats):
+    """Four seat sockets at one table (estimation.seat_socket), one action every ``period`` seconds."""
 
     async def play(self, period: float, stop: asyncio.Event, chatting: asyncio.Event) -> bool:
         """Until the game ends (True) or ``stop`` (False)."""
-        for c in self.clients:
-            c.start()
+        self.start()
         lines = 0
         while not stop.is_set():
             began = time.monotonic()
@@ -288,10 +149,6 @@ class Table:
                 await self.clients[lines % 4].chat(f"line {lines}")
             await asyncio.sleep(max(0.0, period - (time.monotonic() - began)))
         return False
-
-    async def stop(self) -> None:
-        for c in self.clients:
-            await c.stop()
 
 
 async def register(base: str, n: int) -> list[str]:
@@ -504,8 +361,8 @@ async def soak(args: argparse.Namespace, cluster: LocalCluster, redis: Redis) ->
             "groups_cut_off": len(late),
             "redis_restarted": redis_restarted, "tables_played": len(played),
             "reconnects": sum(c.reconnects for t in played for c in t.clients),
-            "errors": {code: sum(c.errors.get(code, 0) for t in played for c in t.clients)
-                       for code in sorted({k for t in played for c in t.clients for k in c.errors})},
+            "errors": {code: sum(c.error_codes().get(code, 0) for t in played for c in t.clients)
+                       for code in sorted({k for t in played for c in t.clients for k in c.error_codes()})},
             "latency": latency, "slopes": slopes, "check": checked, "samples": samples,
             "disturbances": [(round(t - began, 1), what) for t, what in disturbances]}
 

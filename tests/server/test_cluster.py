@@ -29,6 +29,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis import Redis
 from server_helpers import RedisProcess, ledger_totals, query
 
+from estimation.seat_socket import Seats
 from estimation.server.cluster.bus import table_topic
 from estimation.server.cluster.launcher import HAPROXY_HELP, LocalCluster, Worker, find_haproxy
 from estimation.server.cluster.ownership import postgres_dsn
@@ -113,170 +114,26 @@ def new_table(cluster: LocalCluster, registered: bool = False, stake: int = 0,
 
 
 # --- a table's clients -----------------------------------------------------------------------------------
-class Client:
-    """One seat's socket through the balancer, read by a task of its own that reconnects (with its last
-    version) whenever the socket closes or the server says the table moved, then resends the actions it
-    has no ack for, with their ids."""
-
-    def __init__(self, url: str, table_id: int, token: str, changed: asyncio.Event) -> None:
-        self.url = f"{url}/ws/tables/{table_id}"
-        self.token = token
-        self.changed = changed
-        self.ws: Any = None
-        self.seat: int | None = None
-        self.version = 0
-        self.view: dict[str, Any] | None = None
-        self.connected = False
-        self.acks: dict[str, int] = {}
-        self.pending: dict[str, tuple[str, int]] = {}
-        self.moved = 0
-        self.connections = 0
-        self.errors: list[dict[str, Any]] = []
-        self.task: asyncio.Task[None] | None = None
-        self.ids = 0
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
-        if self.ws is not None:
-            self.ws.transport.abort()
-
-    async def _connect(self) -> None:
-        while True:
-            try:
-                ws = await websockets.connect(self.url, open_timeout=5, max_size=2**22)
-            except (OSError, websockets.exceptions.WebSocketException, TimeoutError):
-                await asyncio.sleep(0.1)
-                continue
-            hello: dict[str, Any] = {"type": "hello", "token": self.token}
-            if self.version:
-                hello["last_version"] = self.version
-            try:
-                await ws.send(json.dumps(hello))
-                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            except (websockets.exceptions.ConnectionClosed, TimeoutError, OSError):
-                await asyncio.sleep(0.1)
-                continue
-            if first["type"] == "moved":
-                self.moved += 1
-                ws.transport.abort()
-                await asyncio.sleep(first["retry_ms"] / 1000)
-                continue
-            assert first["type"] == "welcome", first
-            self.ws, self.seat = ws, first["seat"]
-            self.connections += 1
-            return
-
-    async def _run(self) -> None:
-        while True:
-            await self._connect()
-            try:
-                resent = False
-                async for raw in self.ws:
-                    msg = json.loads(raw)
-                    self._handle(msg)
-                    if msg["type"] == "moved":
-                        self.moved += 1
-                        break
-                    if msg["type"] in ("snapshot", "resume") and not resent:
-                        resent = True
-                        self.connected = True
-                        for action_id, (text, version) in list(self.pending.items()):
-                            await self._send(action_id, text, version)
-                    self.changed.set()
-            except (websockets.exceptions.ConnectionClosed, OSError):
-                pass
-            self.connected = False
-            self.changed.set()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                self.ws.transport.abort()
-
-    def _handle(self, msg: dict[str, Any]) -> None:
-        if msg.get("view") is not None:
-            self.view = msg["view"]
-        if msg["type"] in ("update", "snapshot", "resume"):
-            self.version = msg["version"]
-        elif msg["type"] == "ack":
-            self.acks[msg["id"]] = msg["version"]
-            self.pending.pop(msg["id"], None)
-        elif msg["type"] == "error":
-            self.errors.append(msg)
-            self.pending.pop(str(msg.get("id")), None)
-
-    async def _send(self, action_id: str, text: str, version: int) -> None:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await self.ws.send(json.dumps({"type": "action", "id": action_id, "action": text,
-                                           "version": version}))
-
-    async def act(self, text: str) -> str:
-        self.ids += 1
-        action_id = f"s{self.seat}-{self.ids}-{random.randrange(10**6)}"
-        self.pending[action_id] = (text, self.version)
-        if self.connected:
-            await self._send(action_id, text, self.version)
-        return action_id
-
-
-class Table:
-    """Four clients at one table, played one action at a time (each acked and seen by all four)."""
+class Table(Seats):
+    """A table's four seat sockets through the balancer (estimation.seat_socket: reconnecting with the
+    last version and resending unacked actions, as the browser does); a wait that runs out fails the test."""
 
     def __init__(self, cluster: LocalCluster, table_id: int, people: list[Rest]) -> None:
-        self.id = table_id
-        self.changed = asyncio.Event()
-        self.clients = [Client(cluster.ws_url, table_id, str(p.token), self.changed) for p in people]
-        self.sent: dict[str, tuple[int, str]] = {}  # action id -> (seat, text)
-        self.rng = random.Random(table_id)
+        super().__init__(cluster.ws_url, table_id, [str(p.token) for p in people])
 
-    async def start(self) -> None:
-        for c in self.clients:
-            c.start()
-        await self.until(self.settled, 60)
+    async def start(self) -> None:  # type: ignore[override]
+        super().start()
+        await self.wait(self.settled, 60)
 
-    async def stop(self) -> None:
-        for c in self.clients:
-            await c.stop()
-
-    def settled(self) -> bool:
-        """Every client connected and at the same version, which is at least every acked action's (an ack
-        comes before the update that shows it)."""
-        top = max([c.version for c in self.clients] + [v for c in self.clients for v in c.acks.values()])
-        return all(c.connected and c.version == top and c.view is not None for c in self.clients)
-
-    async def until(self, predicate: Callable[[], bool], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"table {self.id}: not in time; versions "
-                                     f"{[(c.seat, c.version, c.connected) for c in self.clients]}")
-            self.changed.clear()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self.changed.wait(), min(left, 0.2))
+    async def wait(self, predicate: Callable[[], bool], timeout: float) -> None:
+        if not await self.until(predicate, timeout):
+            raise AssertionError(f"table {self.id}: not in time; versions "
+                                 f"{[(c.seat, c.version, c.connected) for c in self.clients]}")
 
     async def play(self, actions: int, timeout: float = 60) -> None:
         for _ in range(actions):
-            await self.until(self.settled, timeout)
-            view = self.clients[0].view
-            assert view is not None
-            if view["over"]:
+            if await self.step(timeout) is None:
                 return
-            mover = self.clients[view["to_move"]]
-            assert mover.view is not None and mover.view["legal"], mover.view
-            text = self.rng.choice(mover.view["legal"])
-            action_id = await mover.act(text)
-            self.sent[action_id] = (view["to_move"], text)
-            await self.until(lambda a=action_id, m=mover: a in m.acks or not m.pending, timeout)
-            assert action_id in mover.acks, (action_id, mover.errors[-3:])
-            version = mover.acks[action_id]
-            await self.until(lambda v=version: all(c.version >= v for c in self.clients), timeout)
-
-    def acked(self) -> dict[str, int]:
-        return {k: v for c in self.clients for k, v in c.acks.items()}
 
 
 def owner_of(cluster: LocalCluster, table_id: int) -> tuple[Worker | None, int]:
@@ -342,7 +199,7 @@ def test_sigkill_owner_mid_game(cluster: LocalCluster) -> None:
             killed = time.monotonic()
             os.kill(owner.pid, signal.SIGKILL)
             owner.proc.wait(10)
-            await table.until(lambda: in_flight in mover.acks, 15)
+            await table.wait(lambda: in_flight in mover.acks, 15)
             await table.play(1, timeout=15)
             resumed = time.monotonic() - killed
             assert resumed < 5.0, f"the table resumed {resumed:.1f} s after its owner died"
