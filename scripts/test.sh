@@ -8,8 +8,10 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-# Every package at the version pinned in constraints.txt: CI tests exactly what a user installs.
-.venv/bin/python -m pip install --quiet -c constraints.txt -e '.[test]'
+# Every package at the version pinned in constraints.txt (what a user installs), each file checked against its
+# sha256 in requirements.lock: CI installs exactly those bytes or fails. Then the project, with no more deps.
+.venv/bin/python -m pip install --quiet --require-hashes -r requirements.lock
+.venv/bin/python -m pip install --quiet --no-deps -e .
 # The server tests run on SQLite and on PostgreSQL; tests/server/conftest.py starts a throwaway cluster from
 # the installed binaries (/usr/lib/postgresql/*/bin) and FAILS when there are none. Install them here when
 # we can (root, Debian); set TEST_DATABASE_URL=postgresql+asyncpg://... to use a server of your own instead.

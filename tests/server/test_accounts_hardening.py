@@ -292,17 +292,34 @@ def test_invite_codes_travel_in_a_header_never_in_a_query_string(server: ServerP
                 assert not (param["in"] == "query" and "invite" in param["name"].lower()), (path, param)
 
 
+def _pins(text: str) -> dict[str, str]:
+    """``name==version`` lines (a constraints file, or a lock's requirement lines), by normalised name."""
+    found = {}
+    for line in text.splitlines():
+        if "==" in line and not line.lstrip().startswith("#"):
+            name, _, rest = line.partition("==")
+            found[name.strip().lower().replace("_", "-")] = rest.split()[0].rstrip("\\").strip()
+    return found
+
+
 def test_ci_installs_what_users_get() -> None:
-    """scripts/test.sh installs with the pinned constraints file, and its pins are above the floors."""
+    """scripts/test.sh installs requirements.lock with hashes required, the lock pins exactly what
+    constraints.txt (the users' install) pins, every one of its packages has a sha256, and the pins are
+    above the floors."""
     root = Path(__file__).resolve().parents[2]
     script = (root / "scripts" / "test.sh").read_text()
-    assert "-c constraints.txt" in script
-    pins = {}
-    for line in (root / "constraints.txt").read_text().splitlines():
-        if "==" in line and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            pins[name.strip().lower().replace("_", "-")] = tuple(int(p) for p in version.split(".")[:3]
-                                                                   if p.isdigit())
+    assert "--require-hashes -r requirements.lock" in script and "--no-deps -e ." in script
+    lock = (root / "requirements.lock").read_text()
+    constraints = _pins((root / "constraints.txt").read_text())
+    assert _pins(lock) == constraints
+    entries = [e for e in lock.split("\n") if e and not e[0].isspace() and not e.startswith("#")]
+    assert len(entries) == len(constraints)
+    for name in constraints:
+        start = lock.lower().replace("_", "-").index(f"\n{name}==")
+        head = lock[start:].split("# via", 1)[0]
+        assert "--hash=sha256:" in head, f"{name} has no hash in requirements.lock"
+    pins = {name: tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+            for name, version in constraints.items()}
     floors = {"starlette": (0, 49, 1), "orjson": (3, 9, 15), "h11": (0, 16, 0), "idna": (3, 7),
               "fastapi": (0, 116), "uvicorn": (0, 35), "precis-i18n": (1, 1), "zxcvbn": (4, 5),
               "redis": (5, 0, 1), "prometheus-client": (0, 20)}
