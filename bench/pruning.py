@@ -216,7 +216,8 @@ async def measure(url: str, path: Path | None, args: argparse.Namespace, played:
         journal.start()
         began = time.monotonic()
         try:
-            pruned = await prune(sessionmaker(engine), Settings(database_url=url, journal_keep_seconds=0))
+            pruned = await prune(sessionmaker(engine), Settings(database_url=url, journal_keep_seconds=0),
+                                 between=journal.settle_wal)
         finally:
             figures = journal.stats()
             await journal.stop()

@@ -109,3 +109,54 @@ def test_prune_keeps_what_is_needed(kind: str, database_url_factory) -> None:  #
         run(resume())
     finally:
         server.stop()
+
+
+def test_a_backlog_pruned_on_sqlite_leaves_the_wal_file_small(tmp_path: Any) -> None:
+    """A first pruning over many finished games (here 400: twenty batches) checkpoints each batch's
+    deletions before the next (the journal's ``settle_wal``, as the server wires it), so SQLite starts its
+    WAL file again from the beginning: the file stays near one batch's pages. Without it every batch was
+    appended, and the file (which never shrinks) grew to the whole journal's size and more."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from pruning import copy_games  # the benchmark's copier: every row as the server wrote it
+
+    from estimation.server.table.journal import Journal
+
+    path = tmp_path / "backlog.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    server = ServerProcess(url, name="backlog")
+    server.start()
+    try:
+        api = Api.register(server)
+        done = api.create_table(bot_seats=[1, 2, 3], length="micro")["id"]
+        api.join(done, seat=0)
+        run(_play(server, done, api.token, random.Random(5), None))
+    finally:
+        server.stop()
+    execute(url, "UPDATE tables SET finished_at = :t", t=dt.datetime(2026, 1, 1))
+
+    async def go() -> tuple[int, int, int]:
+        engine = create_async_engine(url)
+        try:
+            games, _ = await copy_games(engine, 399)
+            async with engine.connect() as conn:
+                await conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+                journal_bytes = int((await conn.exec_driver_sql(
+                    "SELECT sum(pgsize) FROM dbstat WHERE name = 'events' OR name LIKE '%events%'")).scalar_one())
+            journal = Journal(engine, asyncio.Lock())
+            journal.start()
+            try:
+                pruned = await prune(sessionmaker(engine), Settings(database_url=url, journal_keep_seconds=0),
+                                     between=journal.settle_wal)
+            finally:
+                await journal.stop()
+            assert pruned.events > 0 and games == 400
+            return journal_bytes, path.with_name(path.name + "-wal").stat().st_size, pruned.events
+        finally:
+            await engine.dispose()
+
+    journal_bytes, wal_bytes, events = asyncio.run(go())
+    assert _events(url, done) == 0 and events >= 400 * 200
+    assert wal_bytes < journal_bytes / 4, (wal_bytes, journal_bytes)

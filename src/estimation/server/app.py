@@ -41,7 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await hub.start()
-        pruner = Pruner(hub.session, settings)
+        pruner = Pruner(hub.session, settings, hub.journal.settle_wal if hub.journal is not None else None)
         pruner.start()
         try:
             yield

@@ -22,6 +22,7 @@ import datetime as dt
 import logging
 import time
 from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Delete, delete, exists, select
@@ -57,8 +58,14 @@ class Pruned:
     slowest_batch: float = 0.0
 
 
+#: What runs between two journal batches: the journal's :meth:`~..table.journal.Journal.settle_wal`, which on
+#: SQLite checkpoints the batch's deletions and waits, so that the next batch's writes start the WAL file
+#: again from its beginning (without it a backlog's batches grew the file to some ten times the database).
+BetweenBatches = Callable[[], Awaitable[None]]
+
+
 async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
-                now: dt.datetime | None = None) -> Pruned:
+                now: dt.datetime | None = None, between: BetweenBatches | None = None) -> Pruned:
     """One pass over everything that may go; ``now`` is for tests (naive UTC, as the models store it)."""
     now = now or utcnow()
     events = 0
@@ -81,6 +88,8 @@ async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
         if not tables:
             break
         after = tables[-1]
+        if between is not None:
+            await between()
         await asyncio.sleep(PAUSE)
     async with session() as db, db.begin():
         # Worker rows carry timezone-aware times (the cluster's SQL uses now()).
@@ -100,9 +109,11 @@ async def prune(session: async_sessionmaker[AsyncSession], settings: Settings,
 class Pruner:
     """:func:`prune` every ``prune_seconds`` (0: never), from the server's start to its stop."""
 
-    def __init__(self, session: async_sessionmaker[AsyncSession], settings: Settings) -> None:
+    def __init__(self, session: async_sessionmaker[AsyncSession], settings: Settings,
+                 between: BetweenBatches | None = None) -> None:
         self.session = session
         self.settings = settings
+        self.between = between
         self.task: asyncio.Task[None] | None = None
         self.last: Pruned | None = None
 
@@ -119,7 +130,7 @@ class Pruner:
     async def _forever(self) -> None:
         while True:
             try:
-                self.last = await prune(self.session, self.settings)
+                self.last = await prune(self.session, self.settings, between=self.between)
                 if self.last.events or self.last.workers or self.last.chat_messages:
                     log.info("pruned %s", self.last)
             except Exception:

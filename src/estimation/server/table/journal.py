@@ -156,6 +156,21 @@ class _SqliteWriter:
         self.checkpoint = asyncio.get_running_loop().run_in_executor(self.checkpointer, self._checkpoint)
         self.checkpoint.add_done_callback(self._checkpointed)
 
+    async def checkpoint_now(self) -> None:
+        """A ``PASSIVE`` checkpoint of everything committed so far, waited for (after the one running).
+
+        For a writer of many pages in a row (a pruning pass): its next transaction then finds the WAL fully
+        copied and SQLite starts the file again from its beginning, instead of appending past frames that a
+        checkpoint still running had not reached yet (the file never shrinks: its high-water mark stays)."""
+        if self.checkpoint is not None:
+            with contextlib.suppress(Exception):
+                await self.checkpoint
+        self.since_checkpoint = 0
+        self.checkpoint = asyncio.get_running_loop().run_in_executor(self.checkpointer, self._checkpoint)
+        self.checkpoint.add_done_callback(self._checkpointed)
+        with contextlib.suppress(Exception):  # a failure is logged by _checkpointed
+            await self.checkpoint
+
     def _checkpoint(self) -> None:
         conn = self._connect(timeout=0.0)
         try:
@@ -328,6 +343,12 @@ class Journal:
         self.slow_batches = 0
         self._slow_logged = -1.0
         self.turns = TurnStats()
+
+    async def settle_wal(self) -> None:
+        """SQLite: checkpoint what is committed and wait for it (see :meth:`_SqliteWriter.checkpoint_now`);
+        PostgreSQL manages its own WAL: nothing to do."""
+        if self._sqlite is not None:
+            await self._sqlite.checkpoint_now()
 
     def _counted_commit(self, _connection: Any) -> None:
         assert self._sqlite is not None
