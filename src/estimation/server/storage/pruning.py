@@ -21,8 +21,8 @@ import contextlib
 import datetime as dt
 import logging
 import time
-from dataclasses import dataclass
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Delete, delete, exists, select
