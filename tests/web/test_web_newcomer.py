@@ -102,15 +102,7 @@ def signs(page: Any, sel: str) -> list[tuple[str, bool]]:
 
 def play_to_round_end(page: Any, timeout: float = 60.0) -> None:
     """Click the first lifted card or estimate at each of our turns until a round's scores open."""
-    deadline = time.monotonic() + timeout
-    while not page.locator("#round-end[open]").count():
-        assert time.monotonic() < deadline, "no round ended in time"
-        acts = page.locator(w.ACTIONABLE)
-        if acts.count():
-            with contextlib.suppress(Exception):  # redrawn under the mouse: look again
-                acts.first.click(timeout=2000)
-        else:
-            page.wait_for_timeout(30)
+    w.act_until(page, "#round-end[open]", timeout)
 
 
 def test_the_clock_waits_under_the_round_end_panel_and_its_numbers_read_right_in_arabic(
@@ -297,16 +289,7 @@ def test_a_table_page_whose_session_ends_elsewhere_signs_out(browser: Any, serve
 
 # --- the match's end, and its replay ------------------------------------------------------------------
 def play_to_match_end(page: Any, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not page.locator("#match-end[open]").count():
-        assert time.monotonic() < deadline, "the match did not end in time"
-        w.close_dialogs(page)
-        acts = page.locator(w.ACTIONABLE)
-        if acts.count():
-            with contextlib.suppress(Exception):
-                acts.first.click(timeout=2000)
-        else:
-            page.wait_for_timeout(30)
+    w.act_until(page, "#match-end[open]", timeout, close_dialogs_first=True)
 
 
 def test_the_match_end_bar_and_the_replays_breakdown(context: Any, server: ServerProcess) -> None:

@@ -7,10 +7,8 @@ toy's own words (no other ruleset's), and the profile and the leaderboards show 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -45,22 +43,6 @@ def _titles(page: Any) -> set[str]:
     return set(page.eval_on_selector_all(".table-page [title]", "els => els.map(e => e.title)"))
 
 
-def _play_to_match_end(page: Any, seen: set[str], timeout: float = 120.0) -> None:
-    """Click what our turn allows (the Dash offer's buttons, an estimate, a card) until the match ends,
-    gathering the tooltips shown on the way."""
-    deadline = time.monotonic() + timeout
-    while not page.locator("#match-end[open]").count():
-        assert time.monotonic() < deadline, "the match did not end in time"
-        w.close_dialogs(page)
-        seen |= _titles(page)
-        acts = page.locator(w.CAN_ACT)
-        if acts.count():
-            with contextlib.suppress(Exception):  # redrawn under the mouse: look again
-                acts.first.click(timeout=2000)
-        else:
-            page.wait_for_timeout(30)
-
-
 def test_a_fourth_ruleset_is_listed_played_and_shown_in_its_own_words(toy_server: ServerProcess,
                                                                        context: Any) -> None:
     assert "toy" not in RULESETS  # registered in the server's process only, not by this test
@@ -71,7 +53,9 @@ def test_a_fourth_ruleset_is_listed_played_and_shown_in_its_own_words(toy_server
     w.create_game(page, "toy", "short", bots=3, level="random")
     page.wait_for_selector(".felt .dealer-chip")
     seen: set[str] = set()
-    _play_to_match_end(page, seen)
+    # Every button our turns offer (the Dash offer's too), gathering the tooltips shown on the way.
+    w.act_until(page, "#match-end[open]", 120.0, can=w.CAN_ACT, close_dialogs_first=True,
+                each=lambda: seen.update(_titles(page)))
     mine = set(Toy.marker_tips["en"].values())
     others = {tip for name in RULESETS for tip in RULESETS[name].marker_tips["en"].values()} - mine
     assert {Toy.marker_tips["en"]["dealer"], Toy.marker_tips["en"]["caller"]} <= seen, seen

@@ -108,6 +108,28 @@ CAN_ACT = (ACTIONABLE + ", #dash-panel button:not([disabled]), #bid-panel button
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
+def act_until(page: Any, done: str, timeout: float, can: str = ACTIONABLE, close_dialogs_first: bool = False,
+              each: Any = None) -> None:
+    """Click the first of ``can`` at each of our turns (a lifted card, an estimate; CAN_ACT adds the
+    declaration panels' buttons) until ``done`` shows; ``each()`` is called at every look (to gather what
+    the page shows on the way), and the table's dialogs are closed first if asked."""
+    import contextlib
+
+    deadline = time.monotonic() + timeout
+    while not page.locator(done).count():
+        assert time.monotonic() < deadline, f"{done} did not show in time"
+        if close_dialogs_first:
+            close_dialogs(page)
+        if each is not None:
+            each()
+        acts = page.locator(can)
+        if acts.count():
+            with contextlib.suppress(Exception):  # redrawn under the mouse: look again
+                acts.first.click(timeout=2000)
+        else:
+            page.wait_for_timeout(30)
+
+
 def new_context(browser: Any, phone: bool = False, **kw: Any) -> Any:
     """A fresh browser context (its own storage: a separate person), desktop or phone sized."""
     size = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 800}
