@@ -345,8 +345,9 @@ class Player:
         return v is not None and not v["over"] and v["to_move"] == self.seat and bool(v["legal"])
 
     async def play_to_end(self, rng: random.Random, stop_after: int | None = None,
-                          timeout: float = 120) -> int:
-        """Play random legal actions whenever it is this seat's turn, until the game is over.
+                          timeout: float = 120, stop_when: Any = None) -> int:
+        """Play random legal actions whenever it is this seat's turn, until the game is over (or
+        ``stop_after`` actions made, or ``stop_when(view)`` true: a leaver's moment, say).
 
         Waits for each action's ack before the next, as a careful client would; returns actions made.
         """
@@ -357,6 +358,8 @@ class Player:
                 raise TimeoutError(f"seat {self.seat}: game not over in time")
             if stop_after is not None and made >= stop_after:
                 return made
+            if stop_when is not None and self.view is not None and stop_when(self.view):
+                return made
             if self.my_turn():
                 assert self.view is not None
                 text = rng.choice(self.view["legal"])
@@ -364,9 +367,10 @@ class Player:
                 msg = await self.until(lambda m, a=action_id: (m["type"] == "ack" and m["id"] == a)
                                        or (m["type"] == "error" and m.get("id") == a))
                 if msg["type"] == "error":
-                    # A stale version (a bot or the clock moved first) or a rate limit are the only
-                    # refusals a well-behaved client can get; anything else is a server bug.
-                    assert msg["code"] in ("stale", "not_your_turn", "rate_limited"), msg
+                    # A stale version (a bot or the clock moved first), a rate limit, or the game ended
+                    # under us (an egyptian leaver ends the match) are the only refusals a well-behaved
+                    # client can get; anything else is a server bug.
+                    assert msg["code"] in ("stale", "not_your_turn", "rate_limited", "game_over"), msg
                     if msg["code"] == "rate_limited":
                         await asyncio.sleep(0.2)
                     continue

@@ -25,29 +25,6 @@ def _shots(tmp_path: Path) -> Path:
     return out
 
 
-def _act(page: Any) -> bool:
-    """If the page offers something to click (an estimate, a legal card, a declaration), click the first;
-    whether it did."""
-    try:
-        w.close_dialogs(page)
-        est = page.locator("#estimate-picker button.est-btn:not([disabled])")
-        if est.count():
-            est.first.click(timeout=2000)
-            return True
-        card = page.locator(".hand button.card.legal")
-        if card.count():
-            card.first.click(timeout=2000)
-            return True
-        panel = page.locator("#dash-panel button:not([disabled]), #bid-panel button:not([disabled]), "
-                             "#declare-panel button:not([disabled])")
-        if panel.count():
-            panel.first.click(timeout=2000)
-            return True
-    except Exception:
-        return False  # the page redrew under the pointer: try again on the next pass
-    return False
-
-
 def _table_of(page: Any) -> int | None:
     m = re.search(r"#/table/(\d+)$", page.url)
     return int(m.group(1)) if m else None
@@ -108,9 +85,9 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
         leaver, pages = pages[-1], pages[:-1]
         moved_once = False
         while not moved_once:
-            moved_once = _act(leaver)
+            moved_once = w.act_once(leaver)
             for page in pages:
-                _act(page)
+                w.act_once(page)
         w.close_dialogs(leaver)
         leaver.click("#leave-btn")
         leaver.click("#leave-dialog button.ok")
@@ -130,7 +107,7 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
                 break
             moved = False
             for page in pages:
-                moved |= _act(page)
+                moved |= w.act_once(page)
             if not moved:
                 time.sleep(0.05)
             # The first page whose stage-1 table is over looks at the competition: waiting for the others.
@@ -204,7 +181,7 @@ def test_robot_competition_on_a_phone_leave_and_resume(browser: Any, web_server:
         table = _table_of(page)
         made = 0
         while made < 6:
-            if _act(page):
+            if w.act_once(page):
                 made += 1
             else:
                 time.sleep(0.05)
@@ -221,7 +198,7 @@ def test_robot_competition_on_a_phone_leave_and_resume(browser: Any, web_server:
         deadline = time.monotonic() + 300
         while httpx.get(f"{web_server.base}/api/competitions/{cid}").json()["status"] != "finished":
             assert time.monotonic() < deadline, "the robot competition did not finish"
-            if not _act(page):
+            if not w.act_once(page):
                 time.sleep(0.05)
         page.goto(f"{web_server.base}/?pause=40#/competition/{cid}")
         page.wait_for_selector("#c-my-boards li >> nth=4")

@@ -318,7 +318,8 @@ def test_quick_play_seats_people_together_then_bots_fill_after_the_wait(
         waited = time.monotonic() - started
         assert waited <= QUICK_WAIT + 10, waited
         seats = texts(watcher, f"{playing} .seat-name")
-        assert sum("(bot)" in s for s in seats) == 2 and any("Dee" in s for s in seats), seats
+        assert sum(s.startswith("Bot ") and "(bot)" not in s for s in seats) == 2, seats  # "Bot 2": no suffix
+        assert any("Dee" in s for s in seats), seats
         for p in (dee, eve):
             p.wait_for_selector(".table-page .bar")
         table = httpx.get(f"{base}/api/tables/{table_id}", timeout=30).json()

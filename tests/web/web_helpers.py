@@ -50,6 +50,35 @@ def close_dialogs(page: Any) -> None:
             page.click(sel)
 
 
+def act_once(page: Any) -> bool:
+    """If the page offers something to click (an estimate, a legal card, a declaration), click the first;
+    whether it did."""
+    try:
+        close_dialogs(page)
+        est = page.locator("#estimate-picker button.est-btn:not([disabled])")
+        if est.count():
+            est.first.click(timeout=2000)
+            return True
+        card = page.locator(".hand button.card.legal")
+        if card.count():
+            card.first.click(timeout=2000)
+            return True
+        # Pass where the auction offers it: a number button alone only picks (an egyptian bid needs a
+        # number, a suit and Bid), and a pass always moves the game on.
+        passing = page.locator("#bid-panel #pass-btn:not([disabled])")
+        if passing.count():
+            passing.first.click(timeout=2000)
+            return True
+        panel = page.locator("#dash-panel button:not([disabled]), #bid-panel button:not([disabled]), "
+                             "#declare-panel button:not([disabled])")
+        if panel.count():
+            panel.first.click(timeout=2000)
+            return True
+    except Exception:
+        return False  # the page redrew under the pointer: try again on the next pass
+    return False
+
+
 def hand(page: Any) -> list[str]:
     return [c for c in page.eval_on_selector_all(".hand [data-card]", "els => els.map(e => e.dataset.card)")]
 

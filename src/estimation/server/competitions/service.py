@@ -682,7 +682,10 @@ class Competitions:
 
     async def _leave_table(self, found: Field, entry: CompetitionEntry, table: CompetitionTable,
                            reason: str) -> None:
-        """Take an entrant out of its table (a bot plays the seat on), recorded with ``reason``."""
+        """Take an entrant out of its table, recorded with ``reason``. A bot plays the seat on; a director's
+        removal keeps the table going even where a leaver ends the match (egyptian): the other three did
+        nothing to lose their boards. A robot entrant's withdrawal or closed window ends an egyptian table
+        as any leaver does (its later boards count for nobody anyway)."""
         runtime = await self.hub.get(table.table_id)
         if runtime is None:
             return
@@ -695,7 +698,7 @@ class Competitions:
                                         table_id=table.table_id, rounds_done=done, reason=reason,
                                         at=utcnow()))
         with contextlib.suppress(TableError):
-            await runtime.leave(entry.account_id)
+            await runtime.leave(entry.account_id, replaced=reason == "removed")
 
     async def _board_done(self, competition_id: int, table_id: int, over: bool) -> None:
         if over:

@@ -21,6 +21,7 @@ from sqlalchemy import or_, select
 from ...competition import fraction, percent, traveller
 from ...rulesets import DEFAULT_RULESET
 from ..competitions.field import Field as CompetitionField
+from ..competitions.field import seats_of
 from ..competitions.service import Spec, iso, standing_rows, summary
 from ..hub import Hub
 from ..storage.models import Account, Competition, CompetitionEntry
@@ -155,6 +156,9 @@ class MineOut(BaseModel):
     entry: int | None
     table_id: int | None
     boards_seen: int
+    table_over: bool = Field(description="Whether the caller is done at its table of the stage in play: the "
+                             "table has finished (an egyptian table ended by a leaver too, short of the "
+                             "stage's boards) or the caller left it. `boards_seen` alone cannot say so.")
 
 
 class CompetitionDetailOut(CompetitionOut):
@@ -186,11 +190,14 @@ async def _names(hub: Hub, ids: set[int]) -> dict[int, str]:
 def _mine(found: CompetitionField, account: Account | None) -> MineOut:
     entry = found.entry_of(None if account is None else account.id)
     if entry is None or entry.withdrawn:
-        return MineOut(entry=None, table_id=None, boards_seen=0)
+        return MineOut(entry=None, table_id=None, boards_seen=0, table_over=False)
     stage = found.comp.stage or 1
     table = found.table_of(entry.id, stage)
-    seen = 0 if table is None else found.boards_seen(entry.id, table.stage, table.instance)
-    return MineOut(entry=entry.id, table_id=None if table is None else table.table_id, boards_seen=seen)
+    if table is None:
+        return MineOut(entry=entry.id, table_id=None, boards_seen=0, table_over=False)
+    seen = found.boards_seen(entry.id, table.stage, table.instance)
+    over = table.finished or seats_of(table).index(entry.id) in found.left_at(table)
+    return MineOut(entry=entry.id, table_id=table.table_id, boards_seen=seen, table_over=over)
 
 
 async def _detail(hub: Hub, found: CompetitionField, account: Account | None) -> CompetitionDetailOut:

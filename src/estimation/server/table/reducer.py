@@ -367,7 +367,14 @@ class SetAway:
 
 @dataclass(frozen=True, slots=True)
 class Leave:
+    """A player leaves (a bot plays the seat on, or, where the ruleset says so, the match ends).
+
+    ``replaced``: a bot takes the seat even where a leaver ends the match: a competition director's
+    removal, which is not the player's own act and must not take the other three's boards away
+    (docs/competitions.md)."""
+
     account_id: int
+    replaced: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,7 +652,7 @@ def _leave(table: TableState, seats: list[SeatState], c: Leave) -> tuple[Status,
     if table.status != "playing" or game is None:
         raise TableError("not_playing", "this table is over")
     seats[seat].left = True
-    if game.ruleset.leaver_ends_match:
+    if game.ruleset.leaver_ends_match and not c.replaced:
         game = game.clone()
         game.end_match_left(seat)
         return table.status, table.pot, game, [{"kind": "leave", "seat": seat, "replaced_by": None}]

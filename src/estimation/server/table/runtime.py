@@ -357,12 +357,14 @@ class TableRuntime:
                 raise TableError("not_your_turn", "a hint is for your own turn")
             return game.view(seat)
 
-    async def leave(self, account_id: int) -> None:
+    async def leave(self, account_id: int, replaced: bool = False) -> None:
+        """``account_id`` leaves its seat; ``replaced``: a bot plays it on even where a leaver ends the
+        match (:class:`~.reducer.Leave`)."""
         async with self.lock:
             if not any(s.account_id == account_id and not s.left for s in self.seats) and not self.admits(
                     account_id, None):
                 raise no_such_table()
-            await self._change(Leave(account_id))
+            await self._change(Leave(account_id, replaced))
 
     async def abandon(self, reason: str) -> bool:
         """Close a table that never started, refunding every stake; False if it has started meanwhile."""

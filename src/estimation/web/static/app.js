@@ -1,7 +1,7 @@
 // The single page: header, router (#/, #/table/ID, #/replay/ID, #/calc, #/rules, #/player/ID, #/leaderboard,
 // #/account, #/competition/ID), sign-in, lobby, settings.
 import { h, api, store, session, settings, saveSettings, ApiError } from "./common.js";
-import { t, setLang, getLang } from "./i18n.js";
+import { t, setLang, getLang, levelName } from "./i18n.js";
 import { serverText } from "./errors.js";
 import { TablePage } from "./table.js";
 import { ReplayPage } from "./replay.js";
@@ -12,7 +12,7 @@ import { ProfilePage } from "./profile.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { AccountPage } from "./account.js";
 import { CompetitionPage, competitionsPanel } from "./competitions.js";
-import { rulesets as rulesetList, rulesetName } from "./rulesets.js";
+import { rulesets as rulesetList, rulesetOptions, lengthOptions } from "./rulesets.js";
 
 const main = document.getElementById("main");
 let current = null; // the page object with a destroy()
@@ -204,11 +204,11 @@ async function lobbyPage() {
   // Create a table.
   const [rulesets, bots, limits] = await Promise.all([rulesetList(), api("GET", "/api/bots"),
     api("GET", "/api/table-limits").catch(() => ({ min_turn_seconds: 0 }))]);
-  const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesets.map((r) => h("option", { value: r.name }, rulesetName(r.name))));
+  const rs = h("select", { id: "ruleset", name: "ruleset" }, rulesetOptions(rulesets));
   const len = h("select", { id: "length", name: "length" });
   const fillLengths = () => {
     const r = rulesets.find((x) => x.name === rs.value);
-    len.replaceChildren(...r.lengths.map((l) => h("option", { value: l, selected: l === r.default_length }, l)));
+    len.replaceChildren(...lengthOptions(r));
   };
   rs.addEventListener("change", fillLengths);
   fillLengths();
@@ -217,7 +217,7 @@ async function lobbyPage() {
   // strong by default: a newcomer should meet bots that play well; the last choice is remembered.
   const savedLevel = store.get("botLevel", "strong");
   const level = h("select", { id: "bot-level", onchange: (e) => store.set("botLevel", e.target.value) },
-    bots.levels.map((l) => h("option", { value: l, selected: l === (bots.levels.includes(savedLevel) ? savedLevel : "strong") }, l)));
+    bots.levels.map((l) => h("option", { value: l, selected: l === (bots.levels.includes(savedLevel) ? savedLevel : "strong") }, levelName(l))));
   const stakeNote = h("p", { class: "muted stake-note", id: "create-stake-note" });
   const noteStake = () => {
     const n = Number(stake.value) || 0;
@@ -233,13 +233,14 @@ async function lobbyPage() {
     placeholder: t("table_name_hint") });
   // Partners sit opposite: seats 1+3 against 2+4 (RULES.md, Partnerships); bots take seats 2-4 as usual.
   const partners = h("input", { id: "partners", type: "checkbox" });
-  form.append(h("h2", {}, t("create_table")),
+  // Element.append writes a null as the text "null": only the notes there are.
+  form.append(...[h("h2", {}, t("create_table")),
     h("label", {}, t("table_name"), tname),
     h("label", {}, t("ruleset"), rs), h("label", {}, t("length"), len), h("label", {}, t("stake"), stake), stakeNote,
     h("label", {}, t("bots"), nbots), h("label", {}, t("bot_level"), level), h("label", {}, t("turn_seconds"), clock), clockNote,
     h("label", { class: "inline" }, priv, " ", t("private")),
     h("label", { class: "inline" }, partners, " ", t("partners_opt")),
-    h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create")));
+    h("button", { type: "submit", class: "primary", id: "create-btn" }, t("create"))].filter((x) => x !== null));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     err.textContent = "";

@@ -6,13 +6,15 @@
 // Live changes come over the lobby socket (LobbyFeed): `competition` (its state and standings) and, on the
 // player's own topic, `competition_table` (your table of a stage: the page takes you there). Every name is
 // put in the page as text (h() makes text nodes), never as HTML.
-import { h, api, session, callText, trumpText } from "./common.js";
-import { t } from "./i18n.js";
-import { LobbyFeed, fill, num, playerLink, toast } from "./lobbyfeed.js";
+import { h, api, session, trumpText } from "./common.js";
+import { t, lengthName, levelName } from "./i18n.js";
+import { rulesetName, rulesetOptions, lengthOptions, rulesetInfo } from "./rulesets.js";
+import { shortAction } from "./board.js";
+import { LobbyFeed, fill, num, playerLink, toast, botName } from "./lobbyfeed.js";
 
 /** The competition's rules in one sentence, in the page's language. */
 export function rulesSentence(c) {
-  const base = { rs: c.ruleset, len: c.length, n: c.rounds, level: c.bot_level };
+  const base = { rs: rulesetName(c.ruleset), len: lengthName(c.length), n: c.rounds, level: levelName(c.bot_level) };
   if (c.kind === "robot") {
     return t("c_rules_robot", { ...base, end: c.window_end ? when(c.window_end) : "?" })
       + (c.instances > 1 ? " " + t("c_rules_instances", { k: c.instances }) : "");
@@ -38,6 +40,10 @@ function statusText(c) { return t(`c_status_${c.status}`); }
 
 function pct(p) { return `${Number(p).toFixed(2)}%`; }
 
+/** A standing's place, or "–" while the entrant has no board that counts (top 0): before the start
+ *  every entrant ties at 0 of 0, and "1" for all of them would say nothing true. */
+function place(row) { return row.top ? num(row.place) : "–"; }
+
 // --- the lobby's part ----------------------------------------------------------------------------------
 /**
  * The lobby's competitions: three lists fetched over REST and fetched again when a `competition` message
@@ -57,7 +63,7 @@ export function competitionsPanel(rulesets, levels, err) {
       fill(lists[status], rows.length ? rows.map((c) => h("li", { "data-competition": c.id, "data-status": c.status },
         h("a", { href: `#/competition/${c.id}`, class: "competition-link" }, c.name), " ",
         h("span", { class: "chip" }, t(`c_kind_${c.kind}`)), " ",
-        h("small", {}, `${c.ruleset} · ${c.length} · `, t("c_entrants_n", { n: c.entrants }),
+        h("small", {}, `${rulesetName(c.ruleset)} · ${lengthName(c.length)} · `, t("c_entrants_n", { n: c.entrants }),
           c.status === "upcoming" ? [" · ", t("c_starts", { w: when(c.starts_at) })] : "",
           c.status === "paused" ? [" · ", t("c_status_paused")] : "")))
         : h("li", { class: "muted" }, t("none")));
@@ -74,15 +80,15 @@ export function competitionsPanel(rulesets, levels, err) {
 function directorForm(rulesets, levels, err) {
   const name = h("input", { id: "c-name", maxlength: 64, required: true, value: t("c_default_name") });
   const kind = h("select", { id: "c-kind" }, ["swiss", "robot"].map((k) => h("option", { value: k }, t(`c_kind_${k}`))));
-  const rs = h("select", { id: "c-ruleset" }, rulesets.map((r) => h("option", { value: r.name }, r.name)));
+  const rs = h("select", { id: "c-ruleset" }, rulesetOptions(rulesets));
   const len = h("select", { id: "c-length" });
   const fillLengths = () => {
     const r = rulesets.find((x) => x.name === rs.value);
-    fill(len, r.lengths.map((l) => h("option", { value: l, selected: l === r.default_length }, l)));
+    fill(len, lengthOptions(r));
   };
   rs.addEventListener("change", fillLengths);
   fillLengths();
-  const level = h("select", { id: "c-level" }, levels.map((l) => h("option", { value: l, selected: l === "strong" }, l)));
+  const level = h("select", { id: "c-level" }, levels.map((l) => h("option", { value: l, selected: l === "strong" }, levelName(l))));
   const stages = h("input", { id: "c-stages", type: "number", min: 1, max: 20, value: 3 });
   const minutes = h("input", { id: "c-starts", type: "number", min: 0, max: 100000, value: 10 });
   const hours = h("input", { id: "c-window", type: "number", min: 1, max: 744, value: 24 });
@@ -150,7 +156,11 @@ export class CompetitionPage {
 
   destroy() { this.feed.close(); clearInterval(this.ticker); clearTimeout(this.timer); }
 
-  relabel() { this.draw(); }
+  /** The language changed: everything drawn again, the open traveller too (its headings and words). */
+  relabel() {
+    this.draw();
+    if (this.board) this.showBoard(this.board.stage, this.board.round, this.board.instance, false, this.board.offset);
+  }
 
   soon() { clearTimeout(this.timer); this.timer = setTimeout(() => this.load(), 250); }
 
@@ -158,6 +168,7 @@ export class CompetitionPage {
     try {
       const headers = this.invite ? { invite: this.invite } : {};
       this.c = await api("GET", `/api/competitions/${this.id}`, undefined, headers);
+      this.rules = await rulesetInfo(this.c.ruleset).catch(() => null); // its verbs, for the calls column
       this.mine = null;
       if (this.c.mine.entry !== null && session()) {
         try { this.mine = await api("GET", `/api/competitions/${this.id}/me`); } catch { this.mine = null; }
@@ -224,7 +235,7 @@ export class CompetitionPage {
         try { const r = await api("POST", `/api/competitions/${this.id}/play`); location.hash = `#/table/${r.table_id}`; }
         catch (e) { this.err.textContent = t("error", { m: e.message }); }
       } }, mine.table_id ? t("c_resume") : t("c_play")));
-    } else if (registered && mine.table_id && c.status !== "finished" && mine.boards_seen < c.rounds) {
+    } else if (registered && mine.table_id && c.status !== "finished" && !mine.table_over && mine.boards_seen < c.rounds) {
       btns.push(h("a", { class: "button primary", id: "c-my-table", href: `#/table/${mine.table_id}` }, t("c_to_table")));
     }
     if (c.manager && c.status === "upcoming") btns.push(h("button", { type: "button", id: "c-start", onclick: () => this.post("start") }, t("c_start")));
@@ -238,8 +249,10 @@ export class CompetitionPage {
     const c = this.c;
     const mine = c.mine;
     let text = "";
+    // Done at my table: every board played, or the table over short of them (an egyptian table a leaver
+    // ended), or I left it; boards_seen alone would miss the last two.
     if (c.kind === "swiss" && c.status !== "upcoming" && c.status !== "finished" && mine.entry !== null
-        && mine.boards_seen >= c.rounds && c.tables_finished < c.tables) {
+        && (mine.boards_seen >= c.rounds || mine.table_over) && c.tables_finished < c.tables) {
       text = t("c_waiting", { f: c.tables_finished, n: c.tables });
     } else if (c.status === "paused") text = t("c_paused_note");
     else if (c.status === "finished") text = t("c_over");
@@ -253,7 +266,7 @@ export class CompetitionPage {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("place")), h("th", { scope: "col" }, t("name")),
         h("th", { scope: "col" }, t("c_mp")), h("th", { scope: "col" }, t("c_top")), h("th", { scope: "col" }, "%"))),
       h("tbody", {}, c.standings.map((r) => h("tr", { "data-entrant": r.entrant, class: r.account_id === me ? "me" : null },
-        h("td", {}, num(r.place)), h("td", {}, playerLink(r.name, r.account_id), r.removed ? ` (${t("c_removed")})` : r.left ? ` (${t("m_left")})` : ""),
+        h("td", { class: "c-place" }, place(r)), h("td", {}, playerLink(r.name, r.account_id), r.removed ? ` (${t("c_removed")})` : r.left ? ` (${t("m_left")})` : ""),
         h("td", { class: "c-mp" }, num(r.mp)), h("td", {}, num(r.top)), h("td", { class: "c-pct" }, num(pct(r.percent)))))))
       : h("p", { class: "muted" }, t("none")));
   }
@@ -273,7 +286,7 @@ export class CompetitionPage {
       return h("p", { class: "c-board-row" }, c.kind === "swiss" ? t("c_stage_n", { s: stage }) : t("c_boards"), " ",
         Array.from({ length: n }, (_, i) => h("button", { type: "button", class: "c-board-btn", "data-stage": stage, "data-round": i + 1,
           "aria-label": t("c_board_aria", { s: stage, r: i + 1 }), onclick: () => this.showBoard(stage, i + 1, instance, true) }, String(i + 1))));
-    }) : h("p", { class: "muted" }, t("c_no_boards")));
+    }) : h("p", { class: "muted", id: "c-no-boards" }, t(c.mine.entry === null ? "c_no_boards_watcher" : "c_no_boards")));
   }
 
   /** A board's traveller, a page of tables at a time (`offset` null: the page with my table, else the first). */
@@ -285,14 +298,18 @@ export class CompetitionPage {
       const rows = [];
       // Calls and bids only where the ruleset has an auction (koutchina has none: no empty column).
       const calls = b.tables.some((tb) => tb.seats.some((s) => s.declarations.length));
+      const verbs = (this.rules && this.rules.verbs) || {};
       for (const tb of b.tables) {
         for (const s of tb.seats) {
           rows.push(h("tr", { "data-table": tb.table, "data-seat": s.seat, class: tb.table === b.mine ? "me" : null },
             s.seat === 0 ? h("th", { scope: "row", rowspan: 4 }, t("table_n", { n: tb.table }), h("br"),
               tb.finished ? [trumpText(tb.trump), tb.multiplier > 1 ? ` ×${tb.multiplier}` : ""] : t("c_not_finished"), h("br"),
               tb.finished ? h("a", { class: "button replay c-replay", href: `#/replay/${tb.table}` }, t("replay")) : "") : null,
-            h("td", {}, s.player, s.entrant === null ? ` (${t("bot")})` : "", tb.caller === s.seat ? " ★" : ""),
-            calls ? h("td", { class: "c-decl" }, s.declarations.map((d) => callText(d.split(" ").pop())).join(" ")) : null,
+            // A bot's seat by the page's word for it ("Bot 2" / "روبوت 2"), which says bot already: no suffix.
+            h("td", {}, s.entrant === null ? botName(s.seat) : s.player, s.left ? ` (${t("m_left")})` : "",
+              tb.caller === s.seat ? " ★" : ""),
+            // Each call in the words the table uses ("With", "Dash", "Pass"), as shortAction says them there.
+            calls ? h("td", { class: "c-decl" }, s.declarations.map((d) => shortAction(`${s.seat} ${d}`, { verbs: verbs })).join(" ")) : null,
             h("td", {}, s.estimate === null ? "–" : num(s.estimate)), h("td", {}, s.tricks === null ? "–" : num(s.tricks)),
             h("td", {}, s.score === null ? "–" : num(s.score)), h("td", { class: "c-mp" }, s.mp === null ? "–" : num(s.mp))));
         }
@@ -317,7 +334,7 @@ export class CompetitionPage {
     if (!m || !m.boards.length) { fill(this.summary); return; }
     const line = (b) => b ? t("c_board_line", { s: b.stage, r: b.round, p: b.percent === null ? "–" : pct(b.percent) }) : "–";
     fill(this.summary, h("h2", {}, t("c_your_summary")),
-      m.standing ? h("p", { id: "c-my-standing" }, t("c_my_standing", { p: m.standing.place, pct: pct(m.standing.percent), mp: m.standing.mp, top: m.standing.top })) : null,
+      m.standing ? h("p", { id: "c-my-standing" }, t("c_my_standing", { p: m.standing.top ? m.standing.place : "–", pct: pct(m.standing.percent), mp: m.standing.mp, top: m.standing.top })) : null,
       h("p", { id: "c-best" }, t("c_best"), ": ", line(m.best), " · ", t("c_worst"), ": ", line(m.worst)),
       h("ol", { class: "c-my-boards", id: "c-my-boards" }, m.boards.map((b) => h("li", { "data-stage": b.stage, "data-round": b.round },
         line(b), " ", t("c_mp_of", { mp: b.mp, top: b.top }), b.outcome !== "played" ? ` · ${t(`c_out_${b.outcome.replace(" ", "_")}`)}` : ""))));

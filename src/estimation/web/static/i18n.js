@@ -1,6 +1,13 @@
 // English and Arabic strings. t(key, args) fills {name} placeholders; Arabic switches the page to RTL.
 
 const en = {
+  // --- names of lengths and bot levels (lengthName, levelName below; a ruleset names itself: rulesets.js) ---
+  len_micro: "micro", len_mini: "mini", len_full: "full", len_standard: "standard", len_committee: "committee",
+  len_long: "long", len_option: "{name} ({n} rounds)",
+  "lvl_random": "random", "lvl_heuristic": "heuristic", "lvl_strong-fast": "strong-fast",
+  "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong", bot_n: "Bot {n}",
+  c_no_boards_watcher: "Every board's traveller opens here once its stage is over at every table.",
+  c_leave_cost: "You leave the competition: you score 0 MP on every board your table has not finished (their tops still count), and you play no later stage.",
   // --- describe.js (record actions as sentences) and the replay's controls ---
   d_line: "{name}: {what}", d_seat: "Seat {n}", d_play: "play {card}", d_call: "call {call}", d_bid: "bid {call}",
   d_declare: "declare {call}", d_with: "With", d_pass: "Pass", d_dashcall: "Dash Call", d_nodashcall: "No Dash Call",
@@ -195,6 +202,12 @@ const en = {
 };
 
 const ar = {
+  len_micro: "مصغّرة", len_mini: "قصيرة", len_full: "كاملة", len_standard: "قياسية", len_committee: "اللجنة",
+  len_long: "طويلة", len_option: "{name} ({n} جولة)",
+  "lvl_random": "عشوائي", "lvl_heuristic": "بسيط", "lvl_strong-fast": "قوي سريع",
+  "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي", bot_n: "روبوت {n}",
+  c_no_boards_watcher: "تُفتح هنا نتائج كل توزيعة لكل الطاولات بعد انتهاء مرحلتها على كل الطاولات.",
+  c_leave_cost: "تغادر المسابقة: تنال 0 نقطة مقارنة في كل توزيعة لم تنهها طاولتك (وتُحتسب قممها)، ولا تلعب أي مرحلة لاحقة.",
   // --- describe.js وأزرار الإعادة ---
   d_line: "{name}: {what}", d_seat: "المقعد {n}", d_play: "لعب {card}", d_call: "طلب {call}", d_bid: "زايد {call}",
   d_declare: "أعلن {call}", d_with: "مع", d_pass: "باس", d_dashcall: "داش كول", d_nodashcall: "بدون داش كول",
@@ -403,3 +416,16 @@ export function t(key, args = {}) {
   const s = STRINGS[lang][key] ?? en[key] ?? key;
   return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? String(args[k]) : `{${k}}`));
 }
+
+/** A name the server gives (a length's, a bot level's) in the page's language: the
+ *  string `prefix + name`, or the name itself for one this page has no word for (a newer server's). */
+function named(prefix, name) {
+  const key = prefix + name;
+  return STRINGS[lang][key] ?? en[key] ?? String(name);
+}
+
+export function lengthName(name) { return named("len_", name); }
+export function levelName(name) { return named("lvl_", name); }
+
+/** A length picker's option: its name and how many rounds it has ("committee (13 rounds)"). */
+export function lengthOption(name, rounds) { return t("len_option", { name: lengthName(name), n: rounds }); }

@@ -2,8 +2,8 @@
 // tables and tables in play drawn from it, quick play, rematch offers, toasts and links to players' profiles.
 // Every name is put in the page as text (h() makes text nodes), never as HTML.
 import { h, api, session, store, num } from "./common.js";
-import { t } from "./i18n.js";
-import { rulesetName } from "./rulesets.js";
+import { t, lengthName } from "./i18n.js";
+import { rulesetName, rulesetOptions, lengthOptions } from "./rulesets.js";
 
 /** Put `kids` in `el` in place of what it held (null, undefined and false are left out, arrays flattened). */
 export function fill(el, ...kids) {
@@ -19,14 +19,23 @@ export function playerLink(name, accountId, attrs = {}) {
   return h("a", { class: "player-link", href: `#/player/${accountId}`, "data-player": accountId, ...attrs }, name);
 }
 
+/** A seat's holder as shown: a person's name (a profile link), or a bot by the page's word for it ("Bot 2"
+ *  / "روبوت 2": it says bot already, so no "(bot)" after it, and it is in the page's language). */
+export function seatName(s) {
+  if (s.bot) return h("span", { class: "pname bot" }, botName(s.seat));
+  return playerLink(s.name, s.account_id);
+}
+
+/** A bot's name at a seat, in the page's language (the server names its bots "Bot N" in English). */
+export function botName(seat) { return t("bot_n", { n: seat + 1 }); }
+
 /** The four seats of a table: each name a profile link, bots marked, empty seats said. */
 export function seatsLine(table) {
   const parts = [];
   for (const s of table.seats) {
     if (parts.length) parts.push(" · ");
     if (!s.name) parts.push(h("span", { class: "empty-seat", "data-seat": s.seat }, t("empty_seat")));
-    else parts.push(h("span", { class: "seat-name", "data-seat": s.seat }, playerLink(s.name, s.bot ? null : s.account_id),
-      s.bot ? ` (${t("bot")})` : "", s.left ? ` (${t("m_left")})` : ""));
+    else parts.push(h("span", { class: "seat-name", "data-seat": s.seat }, seatName(s), s.left ? ` (${t("m_left")})` : ""));
   }
   return h("small", { class: "seats-line" }, parts);
 }
@@ -45,7 +54,7 @@ export function tableTitle(table) {
 }
 
 export function rulesLine(table) {
-  return [`${rulesetName(table.ruleset)} · ${table.length}`, table.partners ? ` · ${t("partners")}` : "",
+  return [`${rulesetName(table.ruleset)} · ${lengthName(table.length)}`, table.partners ? ` · ${t("partners")}` : "",
     table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
 }
 
@@ -256,12 +265,11 @@ function keepFocus(oldLi, newLi) {
 export function quickPlayPanel(rulesets, err) {
   const saved = store.get("qp", {});
   const rs = h("select", { id: "qp-ruleset", name: "qp-ruleset" },
-    rulesets.map((r) => h("option", { value: r.name, selected: r.name === saved.ruleset }, r.name)));
+    rulesetOptions(rulesets, saved.ruleset));
   const len = h("select", { id: "qp-length", name: "qp-length" });
   const fill = () => {
     const r = rulesets.find((x) => x.name === rs.value) || rulesets[0];
-    const want = r.lengths.includes(saved.length) && saved.ruleset === r.name ? saved.length : r.default_length;
-    len.replaceChildren(...r.lengths.map((l) => h("option", { value: l, selected: l === want }, l)));
+    len.replaceChildren(...lengthOptions(r, saved.ruleset === r.name ? saved.length : null));
   };
   rs.addEventListener("change", fill);
   fill();

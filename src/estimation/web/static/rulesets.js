@@ -1,8 +1,8 @@
 // What each ruleset declares (GET /api/rulesets, `Ruleset.describe()`): its lengths and their rounds, kinds,
 // verbs, score lines... Pages read these, as the table reads a view's `verbs` and `rules`, and never test a
 // ruleset's name to decide what to do; the list is fetched once per page load.
-import { api } from "./common.js";
-import { getLang } from "./i18n.js";
+import { api, h } from "./common.js";
+import { getLang, lengthOption } from "./i18n.js";
 
 let loading = null;
 let known = null; // the list once it has come: for what draws at once (a table's marker tooltips)
@@ -36,4 +36,16 @@ export async function rulesetInfo(name) {
 /** A length's rounds ({kind, trump}), the length being the record's or, left out, the ruleset's default. */
 export function roundsOf(info, length) {
   return (info && info.rounds[length || info.default_length]) || [];
+}
+
+/** A ruleset picker's options, each ruleset by its name in the page's language. */
+export function rulesetOptions(list, selected = null) {
+  return list.map((r) => h("option", { value: r.name, selected: r.name === selected }, rulesetName(r.name)));
+}
+
+/** A length picker's options for one ruleset: each length with its rounds ("committee (13 rounds)"),
+ *  ``selected`` (else the ruleset's default) chosen. */
+export function lengthOptions(info, selected = null) {
+  const want = info.lengths.includes(selected) ? selected : info.default_length;
+  return info.lengths.map((l) => h("option", { value: l, selected: l === want }, lengthOption(l, roundsOf(info, l).length)));
 }

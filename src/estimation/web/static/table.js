@@ -11,7 +11,7 @@ import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
 import { serverText } from "./errors.js";
-import { toast, tableName } from "./lobbyfeed.js";
+import { toast, tableName, botName } from "./lobbyfeed.js";
 
 /** Error codes that end the page's session (signed out everywhere, the account deleted, expired). */
 const SESSION_ENDED = new Set(["signed_out", "session_expired"]);
@@ -441,7 +441,7 @@ export class TablePage {
         ? h("p", { class: "invite-note", id: "invited-note" }, t("invited_table")) : null,
       stakeNote,
       h("ul", { class: "seat-list" }, tb.seats.map((s) => h("li", { "data-seat": s.seat }, `${t("seat")} ${s.seat + 1}: `,
-        s.name ? `${s.name}${s.bot ? ` (${t("bot")})` : ""}` : t("empty_seat"), " ",
+        s.bot ? botName(s.seat) : s.name || t("empty_seat"), " ",
         !s.name && !mine && me && tb.status === "open"
           ? h("button", { type: "button", class: "sit", onclick: () => this.sit(s.seat) },
             tb.stake && !me.account.guest ? t("sit_stake", { s: tb.stake }) : t("sit_here")) : null))),
@@ -491,6 +491,8 @@ export class TablePage {
     const ends = !!(v && v.rules.leaver_ends_match);
     // "Last among the stakers" only where people staked: at an unstaked table, last.
     const lines = [ends ? t("leave_ends_match") : t(tb.stake ? "leave_bot_plays" : "leave_bot_plays_free")];
+    // At a competition's table leaving costs more than this game: 0 MP on the boards left, no later stage.
+    if (tb.competition) lines.unshift(t("c_leave_cost"));
     if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
     return lines;
   }
