@@ -197,7 +197,10 @@ class TableRuntime:
     def _broadcast(self, events: Events) -> None:
         """Send every connection the ``update``: the shared part encoded once, the view's public facts
         (``public_view``, from the redaction module) built and encoded once by ``PublicViewText``, and each
-        seat's own part (``seat_part``: its hand and legal actions) once per seat."""
+        seat's own part (``seat_part``: its hand and legal actions) once per seat. Nothing is built for a
+        table nobody watches (a competition's table just made: a stage of 250 built 500 frames for nobody)."""
+        if not self.conns:
+            return
         head, tail = update_frames(self.version, events, self.public())
         game = self.game
         public = "" if game is None else self.public_text.encode(game)
