@@ -40,7 +40,7 @@ from .table.hints import HintPool
 from .table.journal import Journal
 from .table.reducer import OVER, Create, Events, TableSettings, create
 from .table.runtime import TableError, TableRuntime, runtime_of
-from .table.store import Fenced, SqlTableStore, StoredTable, TableMoved, TableStore
+from .table.store import Fenced, Slot, SqlTableStore, StoredTable, TableMoved, TableStore
 
 log = logging.getLogger("estimation.server")
 
@@ -323,12 +323,16 @@ class Hub:
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""
 
-    async def create_table(self, account_id: int, settings: TableSettings) -> TableRuntime:
+    async def create_table(self, account_id: int, settings: TableSettings,
+                           slot: Slot | None = None) -> TableRuntime:
         """A new table as ``settings`` ask, created by ``account_id``: the reducer's :func:`create`, written
-        by the store (refused over the player's cap of open tables), held here and published."""
+        by the store (refused over the player's cap of open tables; a competition's table with its
+        ``slot``, see :meth:`~.table.store.TableStore.create`), held here and published. A competition's
+        table is not its director's own (a stage seats several at once): the cap is not theirs."""
         state, events = create(Create(account_id, settings, secrets.token_urlsafe(9) if settings.private
                                       else None))
-        table_id = await self.store.create(state, events, self.settings.open_tables_per_player)
+        cap = 0 if slot is not None else self.settings.open_tables_per_player
+        table_id = await self.store.create(state, events, cap, slot)
         runtime = runtime_of(self, StoredTable(table_id, state, -1,
                                                [(state.version, events, None, None, None)]))
         async with self._loading:

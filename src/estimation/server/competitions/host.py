@@ -12,6 +12,7 @@ from ..cluster.ownership import Ownership
 from ..config import Settings
 from ..table.reducer import TableSettings
 from ..table.runtime import TableRuntime
+from ..table.store import Slot
 
 
 class CompetitionHost(Protocol):
@@ -27,6 +28,8 @@ class CompetitionHost(Protocol):
         """A table's runtime, loaded on first use."""
         ...
 
-    async def create_table(self, account_id: int, settings: TableSettings) -> TableRuntime:
-        """A new open table through the one table path."""
+    async def create_table(self, account_id: int, settings: TableSettings,
+                           slot: Slot | None = None) -> TableRuntime:
+        """A new open table through the one table path (a competition's with its slot, in one
+        transaction)."""
         ...
