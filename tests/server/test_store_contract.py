@@ -31,6 +31,7 @@ from estimation.server.table.reducer import (
     Command,
     Create,
     Join,
+    Joins,
     Leave,
     LinkRematch,
     Rename,
@@ -221,6 +222,45 @@ def test_a_competition_table_is_made_with_its_slot_or_not_at_all(store_kind: tup
                                                                 fence=(10**6, 1)))
                 assert sorted(await store.list("open")) == [first, second]
                 assert await o.slots(cid) == {(1, 1, 0): first, (1, 1, 1): second}
+
+    asyncio.run(go())
+
+
+def test_a_table_made_with_its_first_change_or_not_at_all(store_kind: tuple[str, str]) -> None:
+    """A new table and its first change (a competition's entrants seated: Joins) in one write: read back as
+    after the change, both versions' events kept; a first change refused (a stake its player cannot pay)
+    leaves no table, and its slot free."""
+    async def go() -> None:
+        async with opened(*store_kind) as o:
+            store = o.store
+            director, ann, bob = (await o.account("director", 0), await o.account("ann", 0),
+                                  await o.account("bob", 0))
+            cid = await o.competition(director)
+            settings = TableSettings("koutchina", "micro", private=True, bot_seats=(2, 3), competition=cid,
+                                     seed="7")
+            state, events = create(Create(director, settings, "code"))
+            joins = Joins((Join(ann, "Ann", seat=0, invite="code", seed=1),
+                           Join(bob, "Bob", seat=1, invite="code", seed=2)))
+            after, joined = reduce(state, joins)
+            assert after.status == "playing" and after.game is not None  # the last seat taken deals
+            made = await store.create(state, events, slot=Slot(cid, 1, 1, 0, "[1, 2, null, null]"),
+                                      then=Change(0, state, after, joined))
+            stored = await store.load(made, 16)
+            assert stored is not None and stored.state.version == 1 and stored.state.seats == after.seats
+            assert stored.state.game is not None and stored.state.game.view(0) == after.game.view(0)
+            assert [v for v, *_ in stored.recent] == [0, 1] and stored.recent[1][1] == joined
+            assert await store.live_table(ann) == made and await store.live_table(bob) == made
+            # A first change that cannot be paid for (a stake from an empty wallet) is refused whole.
+            carl = await o.account("carl", 0)
+            staked = TableSettings("koutchina", "micro", stake=10, private=True, competition=cid, seed="7")
+            again, again_events = create(Create(director, staked, "code"))
+            second, second_joined = reduce(again, Join(carl, "Carl", seat=0, stake=True, invite="code"))
+            with pytest.raises(TableError) as refused:
+                await store.create(again, again_events, slot=Slot(cid, 1, 1, 1, "[3, null, null, null]"),
+                                   then=Change(0, again, second, second_joined))
+            assert refused.value.code == "wallet"
+            assert await store.list("playing") == [made] and await store.list("open") == []
+            assert await o.slots(cid) == {(1, 1, 0): made}
 
     asyncio.run(go())
 

@@ -545,35 +545,39 @@ class Competitions:
             return {}
         async with self.hub.session() as db:
             return dict((await db.execute(select(Account.id, Account.is_guest).where(
-                Account.id.in_(accounts)))).tuples().all())
+                Account.id.in_(accounts)))).all())
 
     async def _open_table(self, found: Field, stage: int, instance: int, seats: Seats, slot: int,
                           guests: dict[int, bool],
-                          turn: AbstractAsyncContextManager[None] | None = None) -> int:
+                          turn: AbstractAsyncContextManager[Callable[[], None]] | None = None) -> int:
         """One competition table through the hub's table path, made in one transaction with its ``slot``'s
-        row (in ``turn``, if given: a stage's tables are made in slot order), then its entrants seated (the
-        last one seated starts its game, dealt from the stage's board seed). A slot taken meanwhile
+        row and its entrants seated (in ``turn``, if given, until its id is drawn: a stage's tables get their
+        ids in slot order, the rest of their transactions overlap); the
+        last one seated starts its game, dealt from the stage's board seed. A slot taken meanwhile
         (:class:`SlotTaken`) or a refused fence (:class:`CompetitionFenced`): no table was made."""
-        async with turn or contextlib.nullcontext():
-            runtime = await self._new_table(found, stage, instance, seats, slot)
+        async with turn or contextlib.nullcontext(lambda: None) as drawn:
+            runtime = await self._new_table(found, stage, instance, seats, slot, guests, drawn)
         self._rounds[runtime.id] = 0
-        await self._seat_entrants(found, runtime, stage, seats, guests)
+        await self._seat_entrants(found, runtime, stage, seats, guests)  # tells them where it is
         return runtime.id
 
-    async def _new_table(self, found: Field, stage: int, instance: int, seats: Seats,
-                         slot: int) -> TableRuntime:
-        """The table of ``slot``: private, unstaked, bots in the seats of nobody, the stage's board seed (a
-        robot table has no clock, so it waits for its entrant); a swiss's fenced by this worker's
-        ownership."""
+    async def _new_table(self, found: Field, stage: int, instance: int, seats: Seats, slot: int,
+                         guests: dict[int, bool], drawn: Callable[[], None]) -> TableRuntime:
+        """The table of ``slot`` with its entrants seated (one transaction): private, unstaked, bots in the
+        seats of nobody, the stage's board seed (a robot table has no clock, so it waits for its entrant);
+        a swiss's fenced by this worker's ownership. ``drawn``: called once its id is drawn."""
         comp = found.comp
         robot = comp.kind == "robot"
         where = Slot(comp.id, stage, instance, slot, json.dumps(list(seats)),
-                     None if robot else self._owned_at(comp.id))
+                     None if robot else self._owned_at(comp.id), drawn)
+        seated = [(found.entries[e].account_id, found.entries[e].name,
+                   bool(guests.get(found.entries[e].account_id)), seat)
+                  for seat, e in enumerate(seats) if e is not None]
         try:
             return await self.hub.create_table(comp.director_id, TableSettings(
                 comp.ruleset, comp.length, 0, True, tuple(i for i, e in enumerate(seats) if e is None),
                 comp.bot_level, 0 if robot else comp.turn_seconds, competition=comp.id,
-                seed=board_seed(comp.seed, stage, instance)), where)
+                seed=board_seed(comp.seed, stage, instance)), where, seated)
         except SlotFenced:
             assert self.hub.ownership is not None
             self.hub.ownership.competition_refused(comp.id)
@@ -859,12 +863,13 @@ class InTurn:
         self._before = dict(zip(keys[1:], keys, strict=False))
 
     @contextlib.asynccontextmanager
-    async def turn(self, key: int) -> AsyncIterator[None]:
+    async def turn(self, key: int) -> AsyncIterator[Callable[[], None]]:
+        """Wait for the turn before; the turn ends on leaving, or earlier by calling what is given."""
         before = self._before.get(key)
         if before is not None:
             await self._ended[before].wait()
         try:
-            yield
+            yield self._ended[key].set
         finally:
             self._ended[key].set()
 

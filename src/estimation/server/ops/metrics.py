@@ -215,8 +215,8 @@ class MeteredStore:
         return self.store.writing()
 
     async def create(self, table: TableState, events: Events, open_cap: int = 0,
-                     slot: Slot | None = None) -> int:
-        return await self.store.create(table, events, open_cap, slot)
+                     slot: Slot | None = None, then: Change | None = None) -> int:
+        return await self.store.create(table, events, open_cap, slot, then)
 
     async def load(self, table_id: int, recent: int) -> StoredTable | None:
         return await self.store.load(table_id, recent)

@@ -74,8 +74,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("estimation.server")
 
 #: The seats, rules and refusals are the reducer's; other modules know them from here too.
-__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "no_such_table",
-           "runtime_of"]
+__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "joins_of",
+           "no_such_table", "runtime_of"]
 
 
 class TableHost(Protocol):
@@ -330,9 +330,7 @@ class TableRuntime:
             invite = self.rules.invite_code
             if not all(self.admits(account_id, invite) for account_id, _, _, _ in players):
                 raise no_such_table()
-            await self._change(Joins(tuple(Join(account_id, name, is_guest, seat, False, invite,
-                                                secrets.randbits(63))
-                                           for account_id, name, is_guest, seat in players)))
+            await self._change(joins_of(players, invite))
 
     async def fill_with_bots(self, account_id: int) -> list[int]:
         """The creator seats a bot in every empty seat (a private table whose friends did not all come);
@@ -494,6 +492,12 @@ class TableRuntime:
             self.timer.cancel()
         for conn in list(self.conns):
             conn.close()
+
+
+def joins_of(players: Sequence[tuple[int, str, bool, int]], invite: str | None) -> Joins:
+    """Each (account, name, is_guest, seat) of ``players`` seated unstaked with ``invite``, in one change."""
+    return Joins(tuple(Join(account_id, name, is_guest, seat, False, invite, secrets.randbits(63))
+                       for account_id, name, is_guest, seat in players))
 
 
 def runtime_of(hub: TableHost, stored: StoredTable) -> TableRuntime:

@@ -23,7 +23,7 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -95,7 +95,9 @@ class Slot:
     place in the stage plan, a robot table's entry), and which entrant sits in each seat (``seats``: JSON,
     entrant ids, null for a bot). Written with the table, in its transaction, so a slot already taken leaves
     no table behind (:class:`SlotTaken`). ``fence``: cluster mode's (owner, epoch) of the competition, checked
-    in that transaction first (:class:`SlotFenced`); None: not fenced."""
+    in that transaction first (:class:`SlotFenced`); None: not fenced. ``drawn``: called once the table's id
+    is drawn (before the rest of its transaction), so that tables made at once get their ids in the order
+    their makers ask for."""
 
     competition_id: int
     stage: int
@@ -103,6 +105,7 @@ class Slot:
     slot: int
     seats: str
     fence: tuple[int, int] | None = None
+    drawn: Callable[[], None] | None = field(default=None, compare=False)
 
 
 class Fence(Protocol):
@@ -203,12 +206,14 @@ class TableStore(Protocol):
         writes beside the tables' (chat) to take too."""
 
     async def create(self, table: TableState, events: Events, open_cap: int = 0,
-                     slot: Slot | None = None) -> int:
+                     slot: Slot | None = None, then: Change | None = None) -> int:
         """Write a new table (the reducer's :func:`~.reducer.create`) at its version with its events; its
         id. ``open_cap`` > 0: refused (429, ``too_many_tables``) when its creator has that many open tables,
         in the same transaction. ``slot``: a competition's table, recorded under its slot in the same
-        transaction (:class:`SlotTaken`, :class:`SlotFenced`: nothing written). In cluster mode the table is
-        born owned by this worker."""
+        transaction (:class:`SlotTaken`, :class:`SlotFenced`: nothing written). ``then``: the table's first
+        change (from ``table``; its ``table_id`` is not known yet and ignored), written in the same
+        transaction as :meth:`commit` would (or nothing at all): a competition's entrants seated at their
+        new table. In cluster mode the table is born owned by this worker."""
 
     async def commit(self, change: Change) -> None:
         """Make ``change`` durable, or raise (:class:`StaleVersion`, :class:`~.reducer.TableError` for a
@@ -278,8 +283,20 @@ class MemoryTableStore:
         return _no_turn()
 
     async def create(self, table: TableState, events: Events, open_cap: int = 0,
-                     slot: Slot | None = None) -> int:
+                     slot: Slot | None = None, then: Change | None = None) -> int:
         """(No fence: one process.)"""
+        table_id = await self._create(table, events, open_cap, slot)
+        if then is not None:
+            try:
+                await self.commit(replace(then, table_id=table_id))
+            except BaseException:  # nothing written, as a transaction rolled back
+                del self.tables[table_id], self.events[table_id], self.created[table_id]
+                if slot is not None:
+                    del self.slots[(slot.competition_id, slot.stage, slot.instance, slot.slot)]
+                raise
+        return table_id
+
+    async def _create(self, table: TableState, events: Events, open_cap: int, slot: Slot | None) -> int:
         if open_cap > 0 and sum(t.created_by == table.created_by and t.status == "open"
                                 for t in self.tables.values()) >= open_cap:
             raise too_many_tables(open_cap)
@@ -289,6 +306,8 @@ class MemoryTableStore:
             if key in self.slots:
                 raise SlotTaken(f"competition {slot.competition_id}: slot {key[1:]} is taken")
             self.slots[key] = (table_id, slot.seats)
+            if slot.drawn is not None:
+                slot.drawn()
         self.tables[table_id] = table
         self.events[table_id] = [(table.version, events, None, None, None)]
         self.created[table_id] = utcnow()
@@ -448,10 +467,19 @@ class SqlTableStore:
         return self.journal.writing()
 
     async def create(self, table: TableState, events: Events, open_cap: int = 0,
-                     slot: Slot | None = None) -> int:
+                     slot: Slot | None = None, then: Change | None = None) -> int:
         """The table's row, its seats and its first events row in one transaction of its own (in the
         writer's turn, as every table's own transaction), with, in cluster mode, its ownership at epoch 1;
-        a competition's table with its slot's row (after the competition's fence, if any)."""
+        a competition's table with its slot's row (after the competition's fence, if any). With ``then``,
+        the row and seats are written as they are after it, with its events row, coins and live seats: a
+        competition table made and seated is one transaction, not two (half the round trips of a seating).
+        """
+        if then is not None and (then.before is not table or then.after.status in OVER):
+            raise ValueError("a new table's first change starts from it and does not end it")
+        written = table if then is None else then.after
+        record = None
+        if then is not None and then.after.game is not None:
+            record = then.record or dumps(then.after.game.record(include_seed=True))
         rules = table.rules
         db = self.session()
         try:
@@ -469,28 +497,46 @@ class SqlTableStore:
                             invite_code=rules.invite_code, bot_level=rules.bot_level,
                             turn_seconds=rules.turn_seconds, partners=rules.partners, name=rules.name,
                             competition_id=rules.competition,
-                            game_seed=None if rules.seed is None else str(rules.seed), status=table.status,
-                            version=table.version, pot=table.pot, paid_out=False, record=None,
-                            created_by=table.created_by, created_at=utcnow(), bots_at=table.bots_at,
-                            rematch_id=table.rematch_id)
+                            game_seed=None if rules.seed is None else str(rules.seed),
+                            status=written.status, version=written.version, pot=written.pot, paid_out=False,
+                            record=record, record_version=None if record is None else written.version,
+                            created_by=table.created_by, created_at=utcnow(), bots_at=written.bots_at,
+                            rematch_id=written.rematch_id)
                 db.add(row)
                 await db.flush()
                 table_id = row.id
+                if slot is not None and slot.drawn is not None:
+                    slot.drawn()
                 if self.fence is not None:  # born owned by this worker, at epoch 1
                     db.add(TableOwner(table_id=table_id, owner=self.fence.owner, epoch=1, since=func.now()))
                 db.add_all([Seat(table_id=table_id, seat=i, account_id=s.account_id, name=s.name,
                                  is_bot=s.is_bot, staked=s.staked, away=s.away, left=s.left)
-                            for i, s in enumerate(table.seats)])
+                            for i, s in enumerate(written.seats)])
+                if slot is not None:  # before the live seats: a slot taken is told as such, not as them
+                    await _write_slot(db, table_id, slot)
+                if then is not None:  # (its live seats first: their statements flush what is added before)
+                    await self._first_change(db, replace(then, table_id=table_id))
                 db.add(Event(table_id=table_id, version=table.version, seat=None, action_id=None, action=None,
                              data=dumps(events)))
-                if slot is not None:
-                    await _write_slot(db, table_id, slot)
+                if then is not None:  # both events rows in one INSERT
+                    db.add(Event(table_id=table_id, version=then.version, seat=then.seat,
+                                 action_id=then.action_id, action=then.action, data=dumps(then.events)))
                 await db.commit()
         finally:
             await db.close()
         if self.fence is not None:
             self.fence.adopt_created(table_id, 1)
         return table_id
+
+    @staticmethod
+    async def _first_change(db: AsyncSession, change: Change) -> None:
+        """Inside :meth:`create`'s transaction, its row and seats written as after ``change``: the rest of
+        what :meth:`_transaction` writes for it but its events row (its coins, its live seats)."""
+        try:
+            await _move_coins(db, change.table_id, change)
+        except wallets.WalletError as exc:
+            raise TableError("wallet", str(exc), 402) from None
+        await _write_live_seats(db, change.table_id, change.before, change.after)
 
     async def commit(self, change: Change) -> None:
         owner = epoch = None
