@@ -669,10 +669,11 @@ def test_a_swiss_stage_is_seated_once_when_its_owner_dies_seating_it(cluster: Lo
 
 def test_a_robot_entrant_playing_through_two_workers_at_once_gets_one_table(cluster: LocalCluster) -> None:
     """Issue 23: a robot entrant's table has its entry as its slot, so two "play" requests at once, each
-    at another worker (two tabs, a double click through the balancer), open one table: the worker whose
-    slot write loses abandons the table it had just made and answers with the winner's. Tried five
-    times (the race goes either way); every time one competition table, one live seat, and the same
-    answer to both."""
+    at another worker (two tabs, a double click through the balancer), open one table: a table is made
+    in one transaction with its slot's row, so the worker whose slot write loses has made no table at all
+    (its transaction rolled back whole) and answers with the winner's. Tried four times (the race goes
+    either way); every time one competition table, one live seat, the same answer to both, and no table
+    of the competition that is not one of its tables."""
     top_up(cluster)
     url = str(cluster.database_url)
     a, b = live(cluster)[:2]
@@ -692,6 +693,7 @@ def test_a_robot_entrant_playing_through_two_workers_at_once_gets_one_table(clus
     while director.ok("GET", f"/api/competitions/{cid}")["status"] != "running":
         assert time.monotonic() < deadline, "the robot competition did not start"
         time.sleep(0.2)
+    drawn_before = query(url, "SELECT last_value FROM tables_id_seq")[0][0]
     for person in players(cluster, registered=False)[:4]:
         person.ok("POST", f"/api/competitions/{cid}/register", {})
         answers = asyncio.run(race(str(person.token)))
@@ -705,11 +707,15 @@ def test_a_robot_entrant_playing_through_two_workers_at_once_gets_one_table(clus
         seats = query(url, "SELECT COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id WHERE "
                       "s.account_id = :p AND t.status IN ('open', 'playing')", p=person.account["id"])
         assert seats[0][0] == 1
-    stray = query(url, "SELECT COUNT(*) FROM tables t WHERE t.competition_id = :c AND t.status IN "
-                  "('open', 'playing') AND t.id NOT IN (SELECT table_id FROM competition_tables)", c=cid)
-    assert stray[0][0] == 0, "a losing worker's table was left live"
+    stray = query(url, "SELECT COUNT(*) FROM tables t WHERE t.competition_id = :c AND t.id NOT IN "
+                  "(SELECT table_id FROM competition_tables)", c=cid)
+    assert stray[0][0] == 0, "a losing worker's table was left behind"
+    made = query(url, "SELECT COUNT(*) FROM tables WHERE competition_id = :c", c=cid)[0][0]
+    assert made == 4, made  # one table an entrant
     # The path under test was taken: requests at once both pass the first look (no table yet) and race at
-    # the slot (4 of 4 races here); a race the other way round is fine, but not every one of four.
-    lost = query(url, "SELECT COUNT(*) FROM tables WHERE competition_id = :c AND status = 'abandoned'", c=cid)
-    assert lost[0][0] >= 1, "no race reached the slot write"
+    # the slot (4 of 4 races here); a race the other way round is fine, but not every one of four. A
+    # losing create drew a table id (a sequence never rolls back) and kept no row.
+    drawn = query(url, "SELECT last_value FROM tables_id_seq")[0][0] - drawn_before
+    kept = query(url, "SELECT COUNT(*) FROM tables WHERE id > :n", n=drawn_before)[0][0]
+    assert drawn - kept >= 1, "no race reached the slot write"
     top_up(cluster)

@@ -24,13 +24,14 @@ from sqlalchemy import select
 from estimation.server.cluster.bus import Bus, table_topic
 from estimation.server.cluster.bus_choice import open_bus
 from estimation.server.storage.database import make_engine, migrate, sessionmaker
-from estimation.server.storage.models import Account, utcnow
+from estimation.server.storage.models import Account, Competition, CompetitionTable, utcnow
 from estimation.server.table.reducer import (
     Abandon,
     BotAct,
     Command,
     Create,
     Join,
+    Joins,
     Leave,
     LinkRematch,
     Rename,
@@ -44,7 +45,16 @@ from estimation.server.table.reducer import (
     public_table,
     reduce,
 )
-from estimation.server.table.store import Change, MemoryTableStore, SqlTableStore, StaleVersion, TableStore
+from estimation.server.table.store import (
+    Change,
+    MemoryTableStore,
+    Slot,
+    SlotFenced,
+    SlotTaken,
+    SqlTableStore,
+    StaleVersion,
+    TableStore,
+)
 
 STORES = ["memory", "sqlite", "postgresql"]
 BUSES = ["memory", "redis"]
@@ -57,6 +67,9 @@ class Opened:
     store: TableStore
     account: Callable[[str, int], Any]
     balances: Callable[[], Any]
+    #: A competition directed by an account (its id), and the slots taken ((stage, instance, slot) -> table).
+    competition: Callable[[int], Any]
+    slots: Callable[[int], Any]
     made: list[int] = field(default_factory=list)
 
 
@@ -73,7 +86,14 @@ async def opened(kind: str, url: str) -> AsyncIterator[Opened]:
         async def balances() -> dict[int, int]:
             return dict(memory.wallets)
 
-        yield Opened(memory, account, balances)
+        async def competition(_director: int) -> int:
+            return 1 + len({key[0] for key in memory.slots})
+
+        async def slots(competition_id: int) -> dict[tuple[int, int, int], int]:
+            return {key[1:]: table for key, (table, _seats) in memory.slots.items()
+                    if key[0] == competition_id}
+
+        yield Opened(memory, account, balances, competition, slots)
         return
     engine = make_engine(url)
     await migrate(engine)
@@ -93,8 +113,25 @@ async def opened(kind: str, url: str) -> AsyncIterator[Opened]:
         async with session() as db:
             return {a: b for a, b in (await db.execute(select(Account.id, Account.balance))).all()}
 
+    async def db_competition(director: int) -> int:
+        now = utcnow()
+        async with session() as db, db.begin():
+            row = Competition(name="Cup", kind="swiss", ruleset="koutchina", length="micro",
+                              bot_level="random", stages=2, instances=1, starts_at=now, window_end=None,
+                              entry_limit=0, turn_seconds=0, private=False, invite_code=None,
+                              director_id=director, status="running", stage=1, seed=7, created_at=now)
+            db.add(row)
+            await db.flush()
+            return row.id
+
+    async def db_slots(competition_id: int) -> dict[tuple[int, int, int], int]:
+        async with session() as db:
+            rows = (await db.execute(select(CompetitionTable).where(
+                CompetitionTable.competition_id == competition_id))).scalars().all()
+            return {(r.stage, r.instance, r.slot): r.table_id for r in rows if r.slot is not None}
+
     try:
-        yield Opened(sql, db_account, db_balances)
+        yield Opened(sql, db_account, db_balances, db_competition, db_slots)
     finally:
         await sql.stop()
         await engine.dispose()
@@ -155,6 +192,75 @@ def test_a_table_created_committed_and_read_back(store_kind: tuple[str, str]) ->
             assert capped.value.code == "too_many_tables" and capped.value.status == 429
             old = utcnow() - dt.timedelta(hours=1)
             assert await store.list("open", created_before=old) == []
+
+    asyncio.run(go())
+
+
+def test_a_competition_table_is_made_with_its_slot_or_not_at_all(store_kind: tuple[str, str]) -> None:
+    """A competition's table and its slot's row are one write: a slot taken is refused (:class:`SlotTaken`)
+    with no table left behind, and (PostgreSQL, cluster mode) so is a slot whose competition fence refuses
+    it (:class:`SlotFenced`)."""
+    async def go() -> None:
+        async with opened(*store_kind) as o:
+            store = o.store
+            director = await o.account("director", 0)
+            cid = await o.competition(director)
+            settings = TableSettings("koutchina", "micro", private=True, bot_seats=(2, 3), competition=cid,
+                                     seed="42")
+            state, events = create(Create(director, settings, "code"))
+            first = await store.create(state, events, slot=Slot(cid, 1, 1, 0, "[1, 2, null, null]"))
+            with pytest.raises(SlotTaken):
+                await store.create(state, events, slot=Slot(cid, 1, 1, 0, "[3, 4, null, null]"))
+            assert await store.list("open") == [first]  # the refused table was never written
+            second = await store.create(state, events, slot=Slot(cid, 1, 1, 1, "[3, 4, null, null]"))
+            assert await o.slots(cid) == {(1, 1, 0): first, (1, 1, 1): second}
+            stored = await store.load(second, 16)
+            assert stored is not None and stored.state == state
+            if store_kind[0] == "postgresql":  # the fence is cluster mode's, on PostgreSQL only
+                with pytest.raises(SlotFenced):
+                    await store.create(state, events, slot=Slot(cid, 1, 1, 2, "[5, 6, null, null]",
+                                                                fence=(10**6, 1)))
+                assert sorted(await store.list("open")) == [first, second]
+                assert await o.slots(cid) == {(1, 1, 0): first, (1, 1, 1): second}
+
+    asyncio.run(go())
+
+
+def test_a_table_made_with_its_first_change_or_not_at_all(store_kind: tuple[str, str]) -> None:
+    """A new table and its first change (a competition's entrants seated: Joins) in one write: read back as
+    after the change, both versions' events kept; a first change refused (a stake its player cannot pay)
+    leaves no table, and its slot free."""
+    async def go() -> None:
+        async with opened(*store_kind) as o:
+            store = o.store
+            director, ann, bob = (await o.account("director", 0), await o.account("ann", 0),
+                                  await o.account("bob", 0))
+            cid = await o.competition(director)
+            settings = TableSettings("koutchina", "micro", private=True, bot_seats=(2, 3), competition=cid,
+                                     seed="7")
+            state, events = create(Create(director, settings, "code"))
+            joins = Joins((Join(ann, "Ann", seat=0, invite="code", seed=1),
+                           Join(bob, "Bob", seat=1, invite="code", seed=2)))
+            after, joined = reduce(state, joins)
+            assert after.status == "playing" and after.game is not None  # the last seat taken deals
+            made = await store.create(state, events, slot=Slot(cid, 1, 1, 0, "[1, 2, null, null]"),
+                                      then=Change(0, state, after, joined))
+            stored = await store.load(made, 16)
+            assert stored is not None and stored.state.version == 1 and stored.state.seats == after.seats
+            assert stored.state.game is not None and stored.state.game.view(0) == after.game.view(0)
+            assert [v for v, *_ in stored.recent] == [0, 1] and stored.recent[1][1] == joined
+            assert await store.live_table(ann) == made and await store.live_table(bob) == made
+            # A first change that cannot be paid for (a stake from an empty wallet) is refused whole.
+            carl = await o.account("carl", 0)
+            staked = TableSettings("koutchina", "micro", stake=10, private=True, competition=cid, seed="7")
+            again, again_events = create(Create(director, staked, "code"))
+            second, second_joined = reduce(again, Join(carl, "Carl", seat=0, stake=True, invite="code"))
+            with pytest.raises(TableError) as refused:
+                await store.create(again, again_events, slot=Slot(cid, 1, 1, 1, "[3, null, null, null]"),
+                                   then=Change(0, again, second, second_joined))
+            assert refused.value.code == "wallet"
+            assert await store.list("playing") == [made] and await store.list("open") == []
+            assert await o.slots(cid) == {(1, 1, 0): made}
 
     asyncio.run(go())
 

@@ -16,7 +16,7 @@ import datetime as dt
 import logging
 import secrets
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -29,6 +29,7 @@ from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
 from .competitions.service import Competitions
 from .config import Settings
+from .jsontext import dumps
 from .ops import tuning
 from .ops.metrics import MeteredStore, Metrics, MetricsServer
 from .social.host import SocialPart
@@ -38,9 +39,9 @@ from .table.bot_pool import BotPool
 from .table.connection import Connection, Sockets
 from .table.hints import HintPool
 from .table.journal import Journal
-from .table.reducer import OVER, Create, Events, TableSettings, create
-from .table.runtime import TableError, TableRuntime, runtime_of
-from .table.store import Fenced, SqlTableStore, StoredTable, TableMoved, TableStore
+from .table.reducer import OVER, Create, Events, TableSettings, create, reduce
+from .table.runtime import TableError, TableRuntime, joins_of, runtime_of
+from .table.store import Change, Fenced, Slot, SqlTableStore, StoredTable, TableMoved, TableStore
 
 log = logging.getLogger("estimation.server")
 
@@ -323,17 +324,36 @@ class Hub:
     def retire(self, runtime: TableRuntime) -> None:
         """A finished or abandoned table stays in memory while anyone is connected; the sweep evicts it."""
 
-    async def create_table(self, account_id: int, settings: TableSettings) -> TableRuntime:
+    async def create_table(self, account_id: int, settings: TableSettings, slot: Slot | None = None,
+                           seated: Sequence[tuple[int, str, bool, int]] = ()) -> TableRuntime:
         """A new table as ``settings`` ask, created by ``account_id``: the reducer's :func:`create`, written
-        by the store (refused over the player's cap of open tables), held here and published."""
+        by the store (refused over the player's cap of open tables; a competition's table with its
+        ``slot``, see :meth:`~.table.store.TableStore.create`), held here and published. A competition's
+        table is not its director's own (a stage seats several at once): the cap is not theirs.
+
+        ``seated``: (account, name, is_guest, seat) of players seated at once (a competition's entrants, with
+        the table's invite), the reducer's :class:`~.table.reducer.Joins` on the new table written in the
+        same transaction: its first change, as :meth:`~.table.runtime.TableRuntime.join_all` would commit
+        it."""
         state, events = create(Create(account_id, settings, secrets.token_urlsafe(9) if settings.private
                                       else None))
-        table_id = await self.store.create(state, events, self.settings.open_tables_per_player)
-        runtime = runtime_of(self, StoredTable(table_id, state, -1,
-                                               [(state.version, events, None, None, None)]))
+        recent: list[tuple[int, Events, int | None, str | None, str | None]] = [
+            (state.version, events, None, None, None)]
+        then = None
+        if seated:
+            after, joined = reduce(state, joins_of(seated, state.rules.invite_code))
+            game = after.game
+            then = Change(0, state, after, joined,
+                          record=None if game is None else dumps(game.record(include_seed=True)))
+            recent.append((after.version, joined, None, None, None))
+        cap = 0 if slot is not None else self.settings.open_tables_per_player
+        table_id = await self.store.create(state, events, cap, slot, then)
+        now = state if then is None else then.after
+        deals = -1 if now.game is None else len(now.game.deal_log)
+        runtime = runtime_of(self, StoredTable(table_id, now, deals, recent))
         async with self._loading:
             runtime = self.runtimes.setdefault(table_id, runtime)
-        runtime._publish(events, None, None)
+        runtime._publish([event for _v, changed, *_ in recent for event in changed], None, None)
         return runtime
 
     async def sweep(self) -> None:

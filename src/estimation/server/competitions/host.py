@@ -3,6 +3,7 @@ package: a competition never imports the hub)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -12,6 +13,7 @@ from ..cluster.ownership import Ownership
 from ..config import Settings
 from ..table.reducer import TableSettings
 from ..table.runtime import TableRuntime
+from ..table.store import Slot
 
 
 class CompetitionHost(Protocol):
@@ -27,6 +29,8 @@ class CompetitionHost(Protocol):
         """A table's runtime, loaded on first use."""
         ...
 
-    async def create_table(self, account_id: int, settings: TableSettings) -> TableRuntime:
-        """A new open table through the one table path."""
+    async def create_table(self, account_id: int, settings: TableSettings, slot: Slot | None = None,
+                           seated: Sequence[tuple[int, str, bool, int]] = ()) -> TableRuntime:
+        """A new table through the one table path (a competition's with its slot and its entrants seated,
+        (account, name, is_guest, seat) each, in one transaction)."""
         ...

@@ -32,17 +32,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import hmac
 import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import TextClause, func, select, text, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...competition import (
@@ -71,7 +73,7 @@ from ..storage.models import (
 )
 from ..table.reducer import Events, TableSettings
 from ..table.runtime import TableError, TableRuntime
-from ..table.store import Fenced, TableMoved
+from ..table.store import Slot, SlotFenced, SlotTaken, TableMoved
 from .field import Field, seats_of
 from .host import CompetitionHost
 from .reading import forget_rows, read_field
@@ -86,6 +88,11 @@ PUSHED_ROWS = 50
 ANNOUNCE_SECONDS = 0.25
 #: A swiss needs two tables for any board to count (a board played by one table counts for nobody).
 SWISS_MINIMUM = 5
+#: Slots of a stage seated at once on PostgreSQL: a table's making and seating are a few transactions,
+#: each mostly waiting for the server's round trips, and several tables' round trips overlap (the server
+#: works on one table's while this process builds another's). SQLite has one writer, whose transactions
+#: take turns anyway: one at a time there.
+SEATING_AT_ONCE = 4
 
 
 class CompetitionFenced(Exception):
@@ -267,19 +274,26 @@ class Competitions:
             if runtime.id in stage_of:
                 runtime.watchable = found.watchable(stage_of[runtime.id])
 
-    def _fence(self, competition_id: int) -> tuple[TextClause, ...]:
-        """The fencing condition of this worker's writes of the competition, for a statement's ``where``
-        (none in one process)."""
+    def _owned_at(self, competition_id: int) -> tuple[int, int] | None:
+        """(owner, epoch) of this worker's ownership of the competition, which its writes are fenced by
+        (None in one process); :class:`CompetitionFenced` if it does not own it."""
         ownership = self.hub.ownership
         if ownership is None:
-            return ()
+            return None
         epoch = ownership.competition_epochs.get(competition_id)
         if epoch is None:
             raise CompetitionFenced(competition_id)
+        return ownership.owner, epoch
+
+    def _fence(self, competition_id: int) -> tuple[TextClause, ...]:
+        """The fencing condition of this worker's writes of the competition, for a statement's ``where``
+        (none in one process)."""
+        owned = self._owned_at(competition_id)
+        if owned is None:
+            return ()
         return (text(COMPETITION_FENCE.format(competition=":fence_competition", owner=":fence_owner",
                                               epoch=":fence_epoch"))
-                .bindparams(fence_competition=competition_id, fence_owner=ownership.owner,
-                            fence_epoch=epoch),)
+                .bindparams(fence_competition=competition_id, fence_owner=owned[0], fence_epoch=owned[1]),)
 
     async def _check_fence(self, db: AsyncSession, competition_id: int) -> None:
         """Inside ``db``'s transaction: refuse (:class:`CompetitionFenced`) unless this worker still owns the
@@ -486,23 +500,30 @@ class Competitions:
 
     async def _seat_plan(self, competition_id: int) -> None:
         """Open the plan's tables that have none yet and seat the entrants missing at the others (a seating
-        cut short by a crash goes on where it stopped); then clear the plan: the stage is seated."""
+        cut short by a crash goes on where it stopped); then clear the plan: the stage is seated. The first
+        slot alone, then the rest :data:`SEATING_AT_ONCE` at a time, their tables made in slot order."""
         found = await self._read(competition_id)
         comp = found.comp
         if comp.stage_plan is None:
             return
         plan: list[Seats] = [tuple(seats) for seats in json.loads(comp.stage_plan)]
         placed = {t.slot: t for t in found.stage_tables(comp.stage)}
-        for slot, seats in enumerate(plan):
+        guests = await self._guests(found, [e for seats in plan for e in seats if e is not None])
+        turns = InTurn([slot for slot in range(len(plan)) if slot not in placed])
+
+        async def seat(slot: int) -> None:
             table = placed.get(slot)
             if table is None:
-                await self._open_table(found, comp.stage, 1, seats, slot)
-            else:
-                runtime = await self.hub.get(table.table_id)
-                if runtime is not None:
-                    await self._seat_entrants(found, runtime, comp.stage, seats)
-            if slot == 0:
-                reached(self.hub.settings.failpoints, "competition_seating")
+                await self._open_table(found, comp.stage, 1, plan[slot], slot, guests, turns.turn(slot))
+                return
+            runtime = await self.hub.get(table.table_id)
+            if runtime is not None:
+                await self._seat_entrants(found, runtime, comp.stage, plan[slot], guests)
+
+        if plan:
+            await seat(0)
+            reached(self.hub.settings.failpoints, "competition_seating")
+            await at_once(self._seating_at_once(), [functools.partial(seat, s) for s in range(1, len(plan))])
         fence = self._fence(competition_id)
         async with self.hub.session() as db, db.begin():
             await db.execute(update(Competition).where(
@@ -510,41 +531,65 @@ class Competitions:
                 .values(stage_plan=None).execution_options(synchronize_session=False))
         await self._announce(competition_id)
 
-    async def _open_table(self, found: Field, stage: int, instance: int, seats: Seats, slot: int) -> int:
-        """One competition table through the hub's table path, recorded under its ``slot`` (a swiss's write
-        fenced by this worker's ownership), its entrants seated (the last one seated starts its game, dealt
-        from the stage's board seed). A slot taken meanwhile (:class:`IntegrityError`) or a refused fence: the
-        table just made is abandoned and the error raised."""
-        comp = found.comp
-        robot = comp.kind == "robot"
-        runtime = await self.hub.create_table(comp.director_id, TableSettings(
-            comp.ruleset, comp.length, 0, True, tuple(i for i, e in enumerate(seats) if e is None),
-            comp.bot_level, 0 if robot else comp.turn_seconds, competition=comp.id,
-            seed=board_seed(comp.seed, stage, instance)))
-        try:
-            async with self.hub.session() as db, db.begin():
-                if not robot:
-                    await self._check_fence(db, comp.id)
-                db.add(CompetitionTable(table_id=runtime.id, competition_id=comp.id, stage=stage,
-                                        instance=instance, seats=json.dumps(list(seats)), finished=False,
-                                        slot=slot))
-        except (IntegrityError, CompetitionFenced):
-            with contextlib.suppress(TableError, Fenced, TableMoved):
-                await runtime.abandon("not a competition table")
-            raise
+    def _seating_at_once(self) -> int:
+        """:data:`SEATING_AT_ONCE` on PostgreSQL; one at a time on SQLite (one writer: its transactions
+        take turns anyway)."""
+        sqlite = make_url(self.hub.settings.database_url).get_backend_name() == "sqlite"
+        return 1 if sqlite else SEATING_AT_ONCE
+
+    async def _guests(self, found: Field, entrants: list[int]) -> dict[int, bool]:
+        """Whether each of these entrants' accounts is a guest's (a seat says so), read in one query for a
+        whole stage rather than one a table."""
+        accounts = [found.entries[e].account_id for e in entrants]
+        if not accounts:
+            return {}
+        async with self.hub.session() as db:
+            return dict((await db.execute(select(Account.id, Account.is_guest).where(
+                Account.id.in_(accounts)))).all())
+
+    async def _open_table(self, found: Field, stage: int, instance: int, seats: Seats, slot: int,
+                          guests: dict[int, bool],
+                          turn: AbstractAsyncContextManager[Callable[[], None]] | None = None) -> int:
+        """One competition table through the hub's table path, made in one transaction with its ``slot``'s
+        row and its entrants seated (in ``turn``, if given, until its id is drawn: a stage's tables get their
+        ids in slot order, the rest of their transactions overlap); the
+        last one seated starts its game, dealt from the stage's board seed. A slot taken meanwhile
+        (:class:`SlotTaken`) or a refused fence (:class:`CompetitionFenced`): no table was made."""
+        async with turn or contextlib.nullcontext(lambda: None) as drawn:
+            runtime = await self._new_table(found, stage, instance, seats, slot, guests, drawn)
         self._rounds[runtime.id] = 0
-        await self._seat_entrants(found, runtime, stage, seats)
+        await self._seat_entrants(found, runtime, stage, seats, guests)  # tells them where it is
         return runtime.id
 
-    async def _seat_entrants(self, found: Field, runtime: TableRuntime, stage: int, seats: Seats) -> None:
+    async def _new_table(self, found: Field, stage: int, instance: int, seats: Seats, slot: int,
+                         guests: dict[int, bool], drawn: Callable[[], None]) -> TableRuntime:
+        """The table of ``slot`` with its entrants seated (one transaction): private, unstaked, bots in the
+        seats of nobody, the stage's board seed (a robot table has no clock, so it waits for its entrant);
+        a swiss's fenced by this worker's ownership. ``drawn``: called once its id is drawn."""
+        comp = found.comp
+        robot = comp.kind == "robot"
+        where = Slot(comp.id, stage, instance, slot, json.dumps(list(seats)),
+                     None if robot else self._owned_at(comp.id), drawn)
+        seated = [(found.entries[e].account_id, found.entries[e].name,
+                   bool(guests.get(found.entries[e].account_id)), seat)
+                  for seat, e in enumerate(seats) if e is not None]
+        try:
+            return await self.hub.create_table(comp.director_id, TableSettings(
+                comp.ruleset, comp.length, 0, True, tuple(i for i, e in enumerate(seats) if e is None),
+                comp.bot_level, 0 if robot else comp.turn_seconds, competition=comp.id,
+                seed=board_seed(comp.seed, stage, instance)), where, seated)
+        except SlotFenced:
+            assert self.hub.ownership is not None
+            self.hub.ownership.competition_refused(comp.id)
+            raise CompetitionFenced(comp.id) from None
+
+    async def _seat_entrants(self, found: Field, runtime: TableRuntime, stage: int, seats: Seats,
+                             guests: dict[int, bool]) -> None:
         """Seat each of ``seats``' entrants not seated there yet (in one change of the table's), and tell
-        them where their table is."""
+        them where their table is. ``guests``: :meth:`_guests` of (at least) these entrants."""
         missing = [(seat, found.entries[e]) for seat, e in enumerate(seats)
                    if e is not None and runtime.seats[seat].account_id != found.entries[e].account_id]
         if missing:
-            async with self.hub.session() as db:
-                guests = dict((await db.execute(select(Account.id, Account.is_guest).where(Account.id.in_(
-                    [entry.account_id for _, entry in missing])))).tuples().all())
             await runtime.join_all([(entry.account_id, entry.name, bool(guests.get(entry.account_id)), seat)
                                     for seat, entry in missing])
         for entrant in seats:
@@ -573,8 +618,10 @@ class Competitions:
             if mine.removed:
                 raise TableError("removed", "the director removed you from this competition", 409)
             try:
-                return await self._open_table(found, 1, mine.instance, robot_seats(mine.id), mine.id)
-            except IntegrityError:  # another worker opened this entrant's table a moment ago: that one
+                seats = robot_seats(mine.id)
+                return await self._open_table(found, 1, mine.instance, seats, mine.id,
+                                              await self._guests(found, [mine.id]))
+            except SlotTaken:  # another worker opened this entrant's table a moment ago: that one
                 table = (await self._read(competition_id)).table_of(mine.id, 1)
                 if table is None:
                     raise
@@ -809,6 +856,44 @@ class Competitions:
 
 
 # --- shapes shared by the routes and the pushed messages ------------------------------------------------
+class InTurn:
+    """Turns taken in the order of ``keys``: a key's turn begins once the one before it has ended (or
+    failed), whichever task takes it. A stage's tables are made so, in slot order (their ids follow the
+    plan), while the seating around them runs several at once."""
+
+    def __init__(self, keys: list[int]) -> None:
+        self._ended = {key: asyncio.Event() for key in keys}
+        self._before = dict(zip(keys[1:], keys, strict=False))
+
+    @contextlib.asynccontextmanager
+    async def turn(self, key: int) -> AsyncIterator[Callable[[], None]]:
+        """Wait for the turn before; the turn ends on leaving, or earlier by calling what is given."""
+        before = self._before.get(key)
+        if before is not None:
+            await self._ended[before].wait()
+        try:
+            yield self._ended[key].set
+        finally:
+            self._ended[key].set()
+
+
+async def at_once(workers: int, jobs: list[Callable[[], Awaitable[None]]]) -> None:
+    """Run ``jobs`` in their order, ``workers`` at a time; the first failure cancels the rest and is raised
+    as itself (not in a group: the callers tell a fence's refusal from the rest)."""
+    pending = iter(jobs)
+
+    async def worker() -> None:
+        for job in pending:
+            await job()
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, min(workers, len(jobs)))):
+                group.create_task(worker())
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+
+
 def invite_ok(comp: Competition, invite: str | None) -> bool:
     code = comp.invite_code
     return invite is not None and code is not None and hmac.compare_digest(

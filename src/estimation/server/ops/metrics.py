@@ -57,6 +57,7 @@ from ..table.store import (
     Rematched,
     Rows,
     SeatsOf,
+    Slot,
     StaleVersion,
     StoredTable,
     TableRow,
@@ -213,8 +214,9 @@ class MeteredStore:
     def writing(self) -> AbstractAsyncContextManager[None]:
         return self.store.writing()
 
-    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
-        return await self.store.create(table, events, open_cap)
+    async def create(self, table: TableState, events: Events, open_cap: int = 0,
+                     slot: Slot | None = None, then: Change | None = None) -> int:
+        return await self.store.create(table, events, open_cap, slot, then)
 
     async def load(self, table_id: int, recent: int) -> StoredTable | None:
         return await self.store.load(table_id, recent)

@@ -74,8 +74,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("estimation.server")
 
 #: The seats, rules and refusals are the reducer's; other modules know them from here too.
-__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "no_such_table",
-           "runtime_of"]
+__all__ = ["Rules", "SeatState", "TableError", "TableHost", "TableRuntime", "cancel_quietly", "joins_of",
+           "no_such_table", "runtime_of"]
 
 
 class TableHost(Protocol):
@@ -197,7 +197,10 @@ class TableRuntime:
     def _broadcast(self, events: Events) -> None:
         """Send every connection the ``update``: the shared part encoded once, the view's public facts
         (``public_view``, from the redaction module) built and encoded once by ``PublicViewText``, and each
-        seat's own part (``seat_part``: its hand and legal actions) once per seat."""
+        seat's own part (``seat_part``: its hand and legal actions) once per seat. Nothing is built for a
+        table nobody watches (a competition's table just made: a stage of 250 built 500 frames for nobody)."""
+        if not self.conns:
+            return
         head, tail = update_frames(self.version, events, self.public())
         game = self.game
         public = "" if game is None else self.public_text.encode(game)
@@ -327,9 +330,7 @@ class TableRuntime:
             invite = self.rules.invite_code
             if not all(self.admits(account_id, invite) for account_id, _, _, _ in players):
                 raise no_such_table()
-            await self._change(Joins(tuple(Join(account_id, name, is_guest, seat, False, invite,
-                                                secrets.randbits(63))
-                                           for account_id, name, is_guest, seat in players)))
+            await self._change(joins_of(players, invite))
 
     async def fill_with_bots(self, account_id: int) -> list[int]:
         """The creator seats a bot in every empty seat (a private table whose friends did not all come);
@@ -493,6 +494,12 @@ class TableRuntime:
             self.timer.cancel()
         for conn in list(self.conns):
             conn.close()
+
+
+def joins_of(players: Sequence[tuple[int, str, bool, int]], invite: str | None) -> Joins:
+    """Each (account, name, is_guest, seat) of ``players`` seated unstaked with ``invite``, in one change."""
+    return Joins(tuple(Join(account_id, name, is_guest, seat, False, invite, secrets.randbits(63))
+                       for account_id, name, is_guest, seat in players))
 
 
 def runtime_of(hub: TableHost, stored: StoredTable) -> TableRuntime:

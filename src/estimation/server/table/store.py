@@ -23,21 +23,21 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import sqlalchemy.exc
-from sqlalchemy import case, delete, func, insert, or_, select, text, update
+from sqlalchemy import bindparam, case, delete, func, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ...actions import Action
 from ...record import load_record
-from ..cluster.ownership import FENCE
+from ..cluster.ownership import COMPETITION_FENCE, FENCE
 from ..jsontext import dumps
 from ..storage import history
-from ..storage.models import Event, LiveSeat, Seat, Table, TableOwner, utcnow
+from ..storage.models import CompetitionTable, Event, LiveSeat, Seat, Table, TableOwner, utcnow
 from . import wallets
 from .journal import Journal, JournalRow, Refused
 from .reducer import (
@@ -78,6 +78,34 @@ class TableMoved(TableError):
     def message_for_client(self) -> dict[str, Any]:
         return {"type": "moved", "table_id": self.table_id, "retry_ms": self.retry_ms,
                 "message": self.message}
+
+
+class SlotTaken(Exception):
+    """A competition table's slot has a table already (another worker's, a moment ago): nothing written."""
+
+
+class SlotFenced(Exception):
+    """Cluster mode: a competition table's write refused by the competition's fence (this worker does not own
+    the competition at the epoch the slot names any more): nothing written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where a new table goes in a competition: its stage and instance, its slot there (unique: a swiss's
+    place in the stage plan, a robot table's entry), and which entrant sits in each seat (``seats``: JSON,
+    entrant ids, null for a bot). Written with the table, in its transaction, so a slot already taken leaves
+    no table behind (:class:`SlotTaken`). ``fence``: cluster mode's (owner, epoch) of the competition, checked
+    in that transaction first (:class:`SlotFenced`); None: not fenced. ``drawn``: called once the table's id
+    is drawn (before the rest of its transaction), so that tables made at once get their ids in the order
+    their makers ask for."""
+
+    competition_id: int
+    stage: int
+    instance: int
+    slot: int
+    seats: str
+    fence: tuple[int, int] | None = None
+    drawn: Callable[[], None] | None = field(default=None, compare=False)
 
 
 class Fence(Protocol):
@@ -177,10 +205,15 @@ class TableStore(Protocol):
         """The turn every write to the store's database takes (SQLite's one writer; others: none), for the
         writes beside the tables' (chat) to take too."""
 
-    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+    async def create(self, table: TableState, events: Events, open_cap: int = 0,
+                     slot: Slot | None = None, then: Change | None = None) -> int:
         """Write a new table (the reducer's :func:`~.reducer.create`) at its version with its events; its
         id. ``open_cap`` > 0: refused (429, ``too_many_tables``) when its creator has that many open tables,
-        in the same transaction. In cluster mode the table is born owned by this worker."""
+        in the same transaction. ``slot``: a competition's table, recorded under its slot in the same
+        transaction (:class:`SlotTaken`, :class:`SlotFenced`: nothing written). ``then``: the table's first
+        change (from ``table``; its ``table_id`` is not known yet and ignored), written in the same
+        transaction as :meth:`commit` would (or nothing at all): a competition's entrants seated at their
+        new table. In cluster mode the table is born owned by this worker."""
 
     async def commit(self, change: Change) -> None:
         """Make ``change`` durable, or raise (:class:`StaleVersion`, :class:`~.reducer.TableError` for a
@@ -234,6 +267,8 @@ class MemoryTableStore:
         self.created: dict[int, dt.datetime] = {}
         #: Per table, the pot split paid (seat as text -> coins).
         self.paid: dict[int, dict[str, int]] = {}
+        #: The competition slots taken: (competition, stage, instance, slot) -> (table, its seats' entrants).
+        self.slots: dict[tuple[int, int, int, int], tuple[int, str]] = {}
 
     async def start(self) -> None:
         pass
@@ -247,11 +282,32 @@ class MemoryTableStore:
     def writing(self) -> AbstractAsyncContextManager[None]:
         return _no_turn()
 
-    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+    async def create(self, table: TableState, events: Events, open_cap: int = 0,
+                     slot: Slot | None = None, then: Change | None = None) -> int:
+        """(No fence: one process.)"""
+        table_id = await self._create(table, events, open_cap, slot)
+        if then is not None:
+            try:
+                await self.commit(replace(then, table_id=table_id))
+            except BaseException:  # nothing written, as a transaction rolled back
+                del self.tables[table_id], self.events[table_id], self.created[table_id]
+                if slot is not None:
+                    del self.slots[(slot.competition_id, slot.stage, slot.instance, slot.slot)]
+                raise
+        return table_id
+
+    async def _create(self, table: TableState, events: Events, open_cap: int, slot: Slot | None) -> int:
         if open_cap > 0 and sum(t.created_by == table.created_by and t.status == "open"
                                 for t in self.tables.values()) >= open_cap:
             raise too_many_tables(open_cap)
         table_id = max(self.tables, default=0) + 1
+        if slot is not None:
+            key = (slot.competition_id, slot.stage, slot.instance, slot.slot)
+            if key in self.slots:
+                raise SlotTaken(f"competition {slot.competition_id}: slot {key[1:]} is taken")
+            self.slots[key] = (table_id, slot.seats)
+            if slot.drawn is not None:
+                slot.drawn()
         self.tables[table_id] = table
         self.events[table_id] = [(table.version, events, None, None, None)]
         self.created[table_id] = utcnow()
@@ -410,14 +466,27 @@ class SqlTableStore:
     def writing(self) -> AbstractAsyncContextManager[None]:
         return self.journal.writing()
 
-    async def create(self, table: TableState, events: Events, open_cap: int = 0) -> int:
+    async def create(self, table: TableState, events: Events, open_cap: int = 0,
+                     slot: Slot | None = None, then: Change | None = None) -> int:
         """The table's row, its seats and its first events row in one transaction of its own (in the
-        writer's turn, as every table's own transaction), with, in cluster mode, its ownership at epoch 1."""
+        writer's turn, as every table's own transaction), with, in cluster mode, its ownership at epoch 1;
+        a competition's table with its slot's row (after the competition's fence, if any). With ``then``,
+        the row and seats are written as they are after it, with its events row, coins and live seats: a
+        competition table made and seated is one transaction, not two (half the round trips of a seating).
+        """
+        if then is not None and (then.before is not table or then.after.status in OVER):
+            raise ValueError("a new table's first change starts from it and does not end it")
+        written = table if then is None else then.after
+        record = None
+        if then is not None and then.after.game is not None:
+            record = then.record or dumps(then.after.game.record(include_seed=True))
         rules = table.rules
         db = self.session()
         try:
             await db.connection()
             async with self.journal.writing():
+                if slot is not None and slot.fence is not None:
+                    await _check_competition_fence(db, slot)
                 if open_cap > 0:
                     mine = await db.scalar(select(func.count()).select_from(Table).where(
                         Table.created_by == table.created_by, Table.status == "open"))
@@ -428,26 +497,46 @@ class SqlTableStore:
                             invite_code=rules.invite_code, bot_level=rules.bot_level,
                             turn_seconds=rules.turn_seconds, partners=rules.partners, name=rules.name,
                             competition_id=rules.competition,
-                            game_seed=None if rules.seed is None else str(rules.seed), status=table.status,
-                            version=table.version, pot=table.pot, paid_out=False, record=None,
-                            created_by=table.created_by, created_at=utcnow(), bots_at=table.bots_at,
-                            rematch_id=table.rematch_id)
+                            game_seed=None if rules.seed is None else str(rules.seed),
+                            status=written.status, version=written.version, pot=written.pot, paid_out=False,
+                            record=record, record_version=None if record is None else written.version,
+                            created_by=table.created_by, created_at=utcnow(), bots_at=written.bots_at,
+                            rematch_id=written.rematch_id)
                 db.add(row)
                 await db.flush()
                 table_id = row.id
+                if slot is not None and slot.drawn is not None:
+                    slot.drawn()
                 if self.fence is not None:  # born owned by this worker, at epoch 1
                     db.add(TableOwner(table_id=table_id, owner=self.fence.owner, epoch=1, since=func.now()))
                 db.add_all([Seat(table_id=table_id, seat=i, account_id=s.account_id, name=s.name,
                                  is_bot=s.is_bot, staked=s.staked, away=s.away, left=s.left)
-                            for i, s in enumerate(table.seats)])
+                            for i, s in enumerate(written.seats)])
+                if slot is not None:  # before the live seats: a slot taken is told as such, not as them
+                    await _write_slot(db, table_id, slot)
+                if then is not None:  # (its live seats first: their statements flush what is added before)
+                    await self._first_change(db, replace(then, table_id=table_id))
                 db.add(Event(table_id=table_id, version=table.version, seat=None, action_id=None, action=None,
                              data=dumps(events)))
+                if then is not None:  # both events rows in one INSERT
+                    db.add(Event(table_id=table_id, version=then.version, seat=then.seat,
+                                 action_id=then.action_id, action=then.action, data=dumps(then.events)))
                 await db.commit()
         finally:
             await db.close()
         if self.fence is not None:
             self.fence.adopt_created(table_id, 1)
         return table_id
+
+    @staticmethod
+    async def _first_change(db: AsyncSession, change: Change) -> None:
+        """Inside :meth:`create`'s transaction, its row and seats written as after ``change``: the rest of
+        what :meth:`_transaction` writes for it but its events row (its coins, its live seats)."""
+        try:
+            await _move_coins(db, change.table_id, change)
+        except wallets.WalletError as exc:
+            raise TableError("wallet", str(exc), 402) from None
+        await _write_live_seats(db, change.table_id, change.before, change.after)
 
     async def commit(self, change: Change) -> None:
         owner = epoch = None
@@ -541,7 +630,7 @@ class SqlTableStore:
                         raise Fenced(f"table {table_id}: write refused, epoch {epoch} is no longer ours")
                     raise StaleVersion(f"table {table_id} moved on elsewhere (another process owns it)")
                 if list(after.seats) != list(before.seats):  # one executemany by primary key
-                    await db.execute(update(Seat), [
+                    await db.execute(_WRITE_SEATS, [
                         {"table_id": table_id, "seat": i, "account_id": s.account_id, "name": s.name,
                          "is_bot": s.is_bot, "staked": s.staked, "away": s.away, "left": s.left}
                         for i, s in enumerate(after.seats)])
@@ -697,6 +786,30 @@ class SqlTableStore:
             await db.close()
 
 
+async def _check_competition_fence(db: AsyncSession, slot: Slot) -> None:
+    """Inside ``db``'s transaction: :class:`SlotFenced` unless the slot's (owner, epoch) still own its
+    competition; the ownership row stays share-locked until the transaction ends, so a claim waits."""
+    assert slot.fence is not None
+    owner, epoch = slot.fence
+    fence = text(COMPETITION_FENCE.format(competition=":fence_competition", owner=":fence_owner",
+                                          epoch=":fence_epoch"))
+    if not await db.scalar(select(fence.bindparams(fence_competition=slot.competition_id, fence_owner=owner,
+                                                   fence_epoch=epoch))):
+        raise SlotFenced(f"competition {slot.competition_id}: write refused, epoch {epoch} is not ours")
+
+
+async def _write_slot(db: AsyncSession, table_id: int, slot: Slot) -> None:
+    """The competition's row of a new table, flushed alone so that its unique slot (the one constraint it
+    can break: its table is new) is told apart as :class:`SlotTaken`."""
+    db.add(CompetitionTable(table_id=table_id, competition_id=slot.competition_id, stage=slot.stage,
+                            instance=slot.instance, seats=slot.seats, finished=False, slot=slot.slot))
+    try:
+        await db.flush()
+    except sqlalchemy.exc.IntegrityError:
+        raise SlotTaken(f"competition {slot.competition_id}: slot {slot.slot} of stage {slot.stage} "
+                        f"(instance {slot.instance}) is taken") from None
+
+
 def _status(text: str) -> Status:
     """A status column's text as the reducer's :data:`~.reducer.Status`."""
     if text not in STATUSES:
@@ -720,6 +833,22 @@ def _live(state: TableState) -> set[int]:
     return {s.account_id for s in state.seats if s.account_id is not None and not s.left}
 
 
+#: The statements of :func:`_write_live_seats` and a change's seats, built once: building a statement
+#: (and finding its compiled form in the cache) is Python work at every seat change, a seating's share.
+_WRITE_SEATS = update(Seat)
+_DROP_GONE = (delete(LiveSeat).where(LiveSeat.table_id == bindparam("table"),
+                                     LiveSeat.account_id.in_(bindparam("gone", expanding=True)))
+              .execution_options(synchronize_session=False))
+_STILL_LIVE = (select(Seat.table_id).join(Table, Table.id == Seat.table_id)
+               .where(Seat.table_id == LiveSeat.table_id, Seat.account_id == LiveSeat.account_id,
+                      Seat.left.is_(False), Table.status.in_(("open", "playing")))
+               .correlate(LiveSeat).exists())
+_DROP_STALE = (delete(LiveSeat)
+               .where(LiveSeat.account_id.in_(bindparam("came", expanding=True)), ~_STILL_LIVE)
+               .execution_options(synchronize_session=False))
+_ADD_LIVE = insert(LiveSeat)
+
+
 async def _write_live_seats(db: AsyncSession, table_id: int, before: TableState, after: TableState) -> None:
     """Keep ``live_seats`` with the table's seats (one live table a player, kept by the database itself).
     A player who comes here while a live seat of theirs is somewhere else fails on its primary key, whichever
@@ -729,18 +858,12 @@ async def _write_live_seats(db: AsyncSession, table_id: int, before: TableState,
     was, now = _live(before), _live(after)
     gone, came = was - now, now - was
     if gone:
-        await db.execute(delete(LiveSeat).where(LiveSeat.table_id == table_id, LiveSeat.account_id.in_(gone))
-                         .execution_options(synchronize_session=False))
+        await db.execute(_DROP_GONE, {"table": table_id, "gone": sorted(gone)})
     if not came:
         return
-    still_live = (select(Seat.table_id).join(Table, Table.id == Seat.table_id)
-                  .where(Seat.table_id == LiveSeat.table_id, Seat.account_id == LiveSeat.account_id,
-                         Seat.left.is_(False), Table.status.in_(("open", "playing")))
-                  .correlate(LiveSeat).exists())
-    await db.execute(delete(LiveSeat).where(LiveSeat.account_id.in_(came), ~still_live)
-                     .execution_options(synchronize_session=False))
+    await db.execute(_DROP_STALE, {"came": sorted(came)})
     try:
-        await db.execute(insert(LiveSeat), [{"account_id": a, "table_id": table_id} for a in sorted(came)])
+        await db.execute(_ADD_LIVE, [{"account_id": a, "table_id": table_id} for a in sorted(came)])
     except sqlalchemy.exc.IntegrityError:
         raise TableError("seated_elsewhere", "you are seated at another table: leave it, or finish its "
                                              "game, first", 409) from None
