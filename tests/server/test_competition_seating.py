@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from estimation.server.competitions import field as fieldmod
-from estimation.server.competitions import games, reading, service
+from estimation.server.competitions import reading, service
 from estimation.server.config import Settings
 from estimation.server.hub import Hub
 from estimation.server.social.service import Social
@@ -40,9 +39,7 @@ ENTRANTS = 22
 
 def forget() -> None:
     """The competitions' process-wide caches are by competition id: each test's database starts at 1."""
-    for cache in (reading._rows, fieldmod.kept_plays, fieldmod._groups, games.done, games.finished,
-                  games.lines, games.replayed):
-        cache.clear()
+    reading.forget_all()
 
 
 @asynccontextmanager

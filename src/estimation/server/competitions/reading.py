@@ -24,6 +24,7 @@ from ..storage.models import (
     CompetitionTable,
     Table,
 )
+from . import field as field_module
 from . import games as kept
 from .field import Field, Settled, kept_plays
 from .host import CompetitionHost
@@ -66,6 +67,15 @@ def forget_rows(competition_id: int | None) -> None:
         _rows.clear()
     else:
         _rows.pop(competition_id)
+
+
+def forget_all() -> None:
+    """Every competition's kept rows, games, table lines and scorings gone: they are kept by competition
+    and table id, process-wide, and ids mean nothing on another database. A hub's competitions call it as
+    they start (a test or a benchmark may start several hubs, on several databases, in one process)."""
+    for cache in (_rows, kept_plays, field_module._groups, kept.done, kept.finished, kept.lines,
+                  kept.replayed):
+        cache.clear()
 
 
 async def _read_entries(db: AsyncSession, competition_id: int, rows: _Rows) -> None:

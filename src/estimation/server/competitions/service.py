@@ -76,7 +76,7 @@ from ..table.runtime import TableError, TableRuntime
 from ..table.store import Slot, SlotFenced, SlotTaken, TableMoved
 from .field import Field, seats_of
 from .host import CompetitionHost
-from .reading import forget_rows, read_field
+from .reading import forget_all, forget_rows, read_field
 
 log = logging.getLogger("estimation.server")
 
@@ -150,6 +150,7 @@ class Competitions:
 
     # --- start, stop, the clock ---------------------------------------------------------------------
     async def start(self) -> None:
+        forget_all()  # what another hub of this process kept, by ids of another database
         self._news = self.hub.bus.subscribe(COMPETITIONS, self._heard)
         self._ticker = asyncio.create_task(self._tick_forever())
 
