@@ -126,6 +126,10 @@ class Settings(BaseSettings):
     keep_alive_seconds: int = 5
     #: How often expired sessions are deleted and their sockets closed.
     session_sweep_seconds: float = 60.0
+    #: Seconds between two reads of every connected socket's session at once (server/hub.py,
+    #: ``recheck_sessions``): a session ended where no news is sent (its row deleted by hand) closes its
+    #: sockets within this. News of a sign-out (the bus) closes them at once.
+    session_recheck_seconds: float = 5.0
     #: Pruning (server/storage/pruning.py): how often it runs (0: never); how long a finished table's
     #: journal is kept after its record became final; chat lines' age before they go (a line with a report
     #: not yet handled stays); how long a dead cluster worker's row is kept.

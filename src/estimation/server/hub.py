@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from .access import auth
 from .access.limits import Counts, Limit, SharedBuckets
 from .access.ratelimit import VerifiedTokens
-from .cluster.bus import SESSIONS, Bus, Message, Subscription
+from .cluster.bus import RESYNC, SESSIONS, Bus, Message, Subscription
 from .cluster.bus_choice import open_bus
 from .cluster.ownership import Busy, Ownership
 from .competitions.service import Competitions
@@ -93,6 +93,8 @@ class Hub:
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
         self._session_sweeper: asyncio.Task[None] | None = None
+        self._session_rechecker: asyncio.Task[None] | None = None
+        self._rechecks: set[asyncio.Task[int]] = set()
         self._sessions_news: Subscription | None = None
         #: Times the lobby's snapshot was read from the database (routes/lobby_socket.py caches it).
         self.lobby_snapshots = 0
@@ -163,6 +165,7 @@ class Hub:
         await self.competitions.start()
         self._sweeper = asyncio.create_task(self._sweep_forever())
         self._session_sweeper = asyncio.create_task(self._sweep_sessions_forever())
+        self._session_rechecker = asyncio.create_task(self._recheck_sessions_forever())
         if self.metrics_server is not None:
             await self.metrics_server.start()
         log.info("estimation server ready: %d tables resumed", len(playing))
@@ -171,7 +174,8 @@ class Hub:
         if self.metrics_server is not None:
             await self.metrics_server.stop()
         await self.competitions.stop()
-        for sweeper in (self._sweeper, self._session_sweeper, self._orphan_sweeper):
+        for sweeper in (self._sweeper, self._session_sweeper, self._session_rechecker, self._orphan_sweeper,
+                        *self._rechecks):
             if sweeper is not None:
                 sweeper.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -405,9 +409,13 @@ class Hub:
 
     def _session_ended(self, _topic: str, message: Message) -> None:
         """News from the bus (this process's own included: ending twice changes nothing). A resync notice
-        (news that may be lost) needs nothing: a socket checks its session where an action is accepted."""
+        (news may have been missed) reads every connected socket's session at once."""
         kind = message.get("type")
-        if kind == "session_ended" and isinstance(message.get("token_hash"), str):
+        if kind == RESYNC:
+            task = asyncio.create_task(self.recheck_sessions())
+            self._rechecks.add(task)
+            task.add_done_callback(self._rechecks.discard)
+        elif kind == "session_ended" and isinstance(message.get("token_hash"), str):
             self._end_session_here(message["token_hash"])
         elif kind == "sessions_ended" and isinstance(message.get("account_id"), int):
             keep = message.get("keep")
@@ -427,16 +435,43 @@ class Hub:
                 conn.kick(SIGNED_OUT)
 
     async def session_alive(self, conn: Connection) -> bool:
-        """Whether the session a socket speaks for still stands (a socket without one: True). Checked in
-        the database where a socket's action is accepted, so that a sign-out whose news never reached this
-        process (a lost bus message) still stops the socket; False kicks it."""
-        if conn.session is None:
+        """Whether the session a socket speaks for still stands, where its action is accepted (a socket
+        without one: True); False kicks it.
+
+        While the bus is up, every end of a session reaches this process as news, which closes its sockets
+        at once, or, if news was missed, as a resync notice that reads every socket's session
+        (:meth:`recheck_sessions`); an open socket's session therefore stands. While the bus is down, news
+        may be missed as it happens: the session is read from the database. A session ended where no news
+        is sent (its row deleted by hand) closes its sockets within ``session_recheck_seconds``.
+        (A read for every action cost 45% of a core at 500 tables, and the actions' p99 went from 43 ms to
+        640 ms: docs/performance.md.)"""
+        if conn.session is None or self.bus.connected:
             return True
         async with self.session() as db:
             alive = await auth.session_alive(db, conn.session)
         if not alive:
             conn.kick(SESSION_OVER)
         return alive
+
+    async def recheck_sessions(self) -> int:
+        """Read every connected socket's session at once and close the sockets (and forget the tokens) of
+        those that no longer stand; how many sessions ended so."""
+        held = {c.session for conns in self.sockets.by_player.values() for c in conns if c.session}
+        if not held:
+            return 0
+        async with self.session() as db:
+            gone = held - await auth.sessions_alive(db, held)
+        for token_hash in gone:
+            self._end_session_here(token_hash)
+        return len(gone)
+
+    async def _recheck_sessions_forever(self) -> None:
+        while True:
+            await asyncio.sleep(max(0.1, self.settings.session_recheck_seconds))
+            try:
+                await self.recheck_sessions()
+            except Exception:
+                log.exception("session recheck failed")
 
     async def sweep_sessions(self) -> int:
         """Close the sockets of expired sessions and delete the expired rows; how many rows went."""

@@ -86,6 +86,11 @@ class Bus(Protocol):
     def subscribers(self, topic: str) -> int:
         """How many handlers this process has on ``topic`` (for presence and the health counters)."""
 
+    @property
+    def connected(self) -> bool:
+        """Whether what other processes publish reaches this one now (news missed while it was not comes
+        as a resync notice once it is again). One process's bus: always."""
+
     def stats(self) -> dict[str, int | float]:
         """Counters for the metrics (``bus_*``)."""
 
@@ -134,6 +139,10 @@ class InMemoryBus:
 
     def subscribers(self, topic: str) -> int:
         return len(self._topics.get(topic, ()))
+
+    @property
+    def connected(self) -> bool:
+        return True
 
     def _remove(self, handle: _Handle) -> None:
         handles = self._topics.get(handle.topic)
