@@ -92,7 +92,7 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
         leaver.click("#leave-btn")
         leaver.click("#leave-dialog button.ok")
         leaver.wait_for_selector("#lobby, .lobby", timeout=30_000)
-        waited = False
+        waited = raced = False
         stage2: set[int | None] = set()
         deadline = time.monotonic() + 600
         while True:
@@ -111,21 +111,30 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
             if not moved:
                 time.sleep(0.05)
             # The first page whose stage-1 table is over looks at the competition: waiting for the others.
-            if not waited and status["stage"] == 1 and status["tables_finished"] == 1:
+            if not waited and not raced and status["stage"] == 1 and status["tables_finished"] == 1:
                 done = next((p for p in pages if p.locator("#match-end-competition").count()), None)
                 if done is not None:
                     done.click("#match-end-competition")
-                    done.wait_for_selector("#c-wait")
-                    text = done.inner_text("#c-wait")
-                    assert "Waiting for the other tables (1 of 2 finished)" in text, text
-                    done.screenshot(path=str(out / "competition-waiting-desktop-en.png"), full_page=True)
-                    waited = True
+                    # Waiting for the other table, unless it finished meanwhile (a loaded machine: both
+                    # tables can end together) and stage 2 took this person to its table.
+                    done.wait_for_function("() => (document.getElementById('c-wait')?.textContent || '')"
+                                           ".length > 0 || /#\\/table\\/\\d+$/.test(location.hash)",
+                                           timeout=60_000)
+                    if done.locator("#c-wait:visible").count():
+                        text = done.inner_text("#c-wait")
+                        assert "Waiting for the other tables (1 of 2 finished)" in text, text
+                        done.screenshot(path=str(out / "competition-waiting-desktop-en.png"), full_page=True)
+                        waited = True
+                    else:
+                        raced = True  # both tables ended within one look: stage 2 came first
             if status["stage"] == 2 and not stage2:
                 for page in pages:
                     page.wait_for_url(re.compile(r"#/table/\d+$"), timeout=30_000)
                 stage2 = {_table_of(p) for p in pages}
                 assert len(stage2) == 2 and not stage2 & stage1
-        assert waited
+        # Not waited only when both stage-1 tables ended within one look (a loaded machine); the waiting
+        # message is checked every time by test_web_competitions_egyptian.py, whose tables end apart.
+        assert waited or raced
         # The end: standings with MP and %, a board's traveller from both tables, a replay of one.
         reader = pages[2]
         reader.goto(f"{web_server.base}/?pause=40#/competition/{cid}")
