@@ -5,7 +5,8 @@ const en = {
   len_micro: "micro", len_mini: "mini", len_full: "full", len_standard: "standard", len_committee: "committee",
   len_long: "long", len_option: "{name} ({n} rounds)",
   "lvl_random": "random", "lvl_heuristic": "heuristic", "lvl_strong-fast": "strong-fast",
-  "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong", bot_n: "Bot {n}",
+  "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong",
+  "lvl_strong-deep": "strong-deep", bot_n: "Bot {n}",
   c_no_boards_watcher: "Every board's traveller opens here once its stage is over at every table.",
   c_leave_cost: "You leave the competition: you score 0 MP on every board your table has not finished (their tops still count), and you play no later stage.",
   // --- describe.js (record actions as sentences) and the replay's controls ---
@@ -205,7 +206,8 @@ const ar = {
   len_micro: "مصغّرة", len_mini: "قصيرة", len_full: "كاملة", len_standard: "قياسية", len_committee: "اللجنة",
   len_long: "طويلة", len_option: "{name} ({n} جولة)",
   "lvl_random": "عشوائي", "lvl_heuristic": "بسيط", "lvl_strong-fast": "قوي سريع",
-  "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي", bot_n: "روبوت {n}",
+  "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي",
+  "lvl_strong-deep": "قوي عميق", bot_n: "روبوت {n}",
   c_no_boards_watcher: "تُفتح هنا نتائج كل توزيعة لكل الطاولات بعد انتهاء مرحلتها على كل الطاولات.",
   c_leave_cost: "تغادر المسابقة: تنال 0 نقطة مقارنة في كل توزيعة لم تنهها طاولتك (وتُحتسب قممها)، ولا تلعب أي مرحلة لاحقة.",
   // --- describe.js وأزرار الإعادة ---
