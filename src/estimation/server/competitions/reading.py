@@ -141,7 +141,10 @@ async def read_field(hub: CompetitionHost, competition_id: int,
             rows = _rows[competition_id] = _Rows()
         await _read_entries(db, competition_id, rows)
         statuses = await _read_tables(db, competition_id, rows)
-        tables = [rows.tables[i] for i in rows.order]
+        # One copy of the order for the whole read: ``rows`` is shared, and a read of the same competition
+        # running beside this one (at each await below) may add a stage's new tables to it.
+        order = list(rows.order)
+        tables = [rows.tables[i] for i in order]
         leaves = (await db.scalars(select(CompetitionLeave).where(
             CompetitionLeave.competition_id == competition_id))).all()
         adjustments = (await db.scalars(select(CompetitionAdjustment).where(
@@ -154,7 +157,7 @@ async def read_field(hub: CompetitionHost, competition_id: int,
         settled = rows.settled
         if settled is None or settled.leaves != sign:
             settled = rows.settled = Settled(sign)  # a leaver can change a finished table's play
-        pending = [rows.tables[i] for i in rows.order if i not in settled.plays] if with_games else []
+        pending = [rows.tables[i] for i in order if i not in settled.plays] if with_games else []
         ids = [t.table_id for t in pending if t.table_id not in hub.runtimes
                and not (t.finished and t.table_id in kept.done)]
         stored = dict((await db.execute(select(Table.id, Table.record).where(Table.id.in_(ids))))
@@ -180,7 +183,7 @@ async def read_field(hub: CompetitionHost, competition_id: int,
             assert finished is not None
         done[t.table_id] = settled.done[t.table_id] = finished
     found = Field(comp, dict(rows.entries), tables, games, list(leaves), list(adjustments),
-                  field_ids=rows.field_ids, table_ids=list(rows.order), done=done,
+                  field_ids=rows.field_ids, table_ids=order, done=done,
                   settled=dict(settled.plays) if with_games else {}, settle=settled)
     # The plays of finished tables not settled yet, as the cache has them now (it may forget them before
     # they are scored); a finished table whose play it does not have: its game.

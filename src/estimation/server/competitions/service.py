@@ -82,6 +82,12 @@ log = logging.getLogger("estimation.server")
 
 #: Seconds between the ticker's looks at the clock (start times, robot windows).
 TICK_SECONDS = 1.0
+#: With no competition upcoming, running or paused, the ticker looks again this often, not every second:
+#: a worker's ticks were most of an idle worker's CPU (four queries a second), paid by every worker of a
+#: cluster (docs/performance.md). A competition created in any process wakes every ticker at once.
+IDLE_TICK_SECONDS = 10.0
+#: The statuses in which a competition may have work for the ticker.
+ACTIVE = ("upcoming", "running", "paused")
 #: Standings rows a pushed ``competition`` message carries (the page reads the rest over REST).
 PUSHED_ROWS = 50
 #: Changes within this many seconds go out in one ``competition`` message.
@@ -141,6 +147,9 @@ class Competitions:
         #: Rounds each competition table had finished when last seen (a board finished when it grows).
         self._rounds: dict[int, int] = {}
         self._news: Subscription | None = None
+        #: Set when a competition may have become active (created here or elsewhere, news missed): the
+        #: idle ticker looks at once.
+        self._wake = asyncio.Event()
 
     def lock(self, competition_id: int) -> asyncio.Lock:
         lock = self._locks.get(competition_id)
@@ -167,18 +176,32 @@ class Competitions:
 
     async def _tick_forever(self) -> None:
         while True:
+            self._wake.clear()  # before the tick: a wake during it is not lost
             try:
-                await self.tick()
+                active = await self.tick()
             except Exception:
                 log.exception("competitions: the tick failed")
-            await asyncio.sleep(TICK_SECONDS)
+                active = True
+            if active:
+                await asyncio.sleep(TICK_SECONDS)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), IDLE_TICK_SECONDS)
 
-    async def tick(self) -> None:
+    def wake(self) -> None:
+        """Tick now: a competition may have become active."""
+        self._wake.set()
+
+    async def tick(self) -> bool:
         """Start what is due; close robot windows that have ended; finish a seating cut short; move on a
         stalled swiss. In cluster mode each only for a competition this worker owns (or claims now: its
-        owner is gone)."""
+        owner is gone). Whether any competition is active (upcoming, running or paused): one query, and
+        nothing more, when none is."""
         now = utcnow()
         async with self.hub.session() as db:
+            if not await db.scalar(select(select(Competition.id).where(
+                    Competition.status.in_(ACTIVE)).exists())):
+                return False
             due = (await db.scalars(select(Competition.id).where(
                 Competition.status == "upcoming", Competition.starts_at <= now))).all()
             closing = (await db.scalars(select(Competition.id).where(
@@ -213,6 +236,7 @@ class Competitions:
                 pass  # started meanwhile (a director's early start), and the like
             except (CompetitionFenced, TableMoved):
                 log.info("competition %s: not this worker's now; left to its owner", cid)
+        return True
 
     async def mine(self, competition_id: int) -> bool:
         """Whether this process moves the competition on: always in one process; in cluster mode only its
@@ -239,12 +263,15 @@ class Competitions:
         kind, competition_id = message.get("type"), message.get("competition")
         if kind == RESYNC:
             # A lost poke is found by the owner's ticker, a lost stage end by the next load; a lost
-            # renaming only by reading every competition's rows again.
+            # renaming only by reading every competition's rows again; a lost creation by a tick now.
             forget_rows(None)
+            self.wake()
             return
         if not isinstance(competition_id, int):
             return
-        if kind == "competition_poke":
+        if kind == "competition_created":
+            self.wake()
+        elif kind == "competition_poke":
             self._later(lambda: self._poked(competition_id))
         elif kind == "competition_watchable":
             self._later(lambda: self._refresh_watchable(competition_id))
@@ -366,6 +393,8 @@ class Competitions:
                           created_at=now)
         async with self.hub.session() as db, db.begin():
             db.add(row)
+        self.wake()
+        self.hub.bus.publish(COMPETITIONS, {"type": "competition_created", "competition": row.id})
         await self._announce(row.id)
         return row
 
