@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import os
 import statistics
@@ -49,6 +48,7 @@ from estimation.competition import board_seed, simulate
 from estimation.server.competitions import field as fieldmod
 from estimation.server.competitions import games
 from estimation.server.competitions.reading import read_field
+from estimation.server.competitions.seeding import seed_swiss
 from estimation.server.competitions.service import PUSHED_ROWS, standing_rows
 from estimation.server.config import Settings
 from estimation.server.hub import Hub
@@ -186,31 +186,15 @@ async def seating(url: str, entrants: int) -> float:
     hub = Hub(Settings(database_url=url, bot_workers=1, open_tables_per_player=0, bot_delay=3600), Social)
     await hub.start()
     try:
-        now = utcnow()
-        async with hub.session() as db, db.begin():
-            director = Account(name="Seater", login=None, is_guest=True, balance=0, created_at=now)
-            db.add(director)
-            await db.flush()
-            comp = Competition(name="Seating", kind="swiss", ruleset="koutchina", length="micro",
-                               bot_level="random", stages=3, instances=1,
-                               starts_at=now + dt.timedelta(days=1), window_end=None, entry_limit=0,
-                               turn_seconds=0, private=False, invite_code=None, director_id=director.id,
-                               status="upcoming", stage=0, seed=7, created_at=now)
-            db.add(comp)
-            people = [Account(name=f"S{i}", login=None, is_guest=True, balance=0, created_at=now)
-                      for i in range(entrants)]
-            db.add_all(people)
-            await db.flush()
-            db.add_all([CompetitionEntry(competition_id=comp.id, account_id=a.id, name=a.name, entry_no=n,
-                                         instance=1, withdrawn=False, removed=False, created_at=now)
-                        for n, a in enumerate(people, start=1)])
+        cid, director = await seed_swiss(hub.session, entrants, stages=3, seed=7, director="Seater",
+                                         prefix="S")
         async with hub.session() as db:
             me = await db.get(Account, director.id)
         assert me is not None
         began = time.perf_counter()
-        await hub.competitions.start_now(comp.id, me)
+        await hub.competitions.start_now(cid, me)
         took = time.perf_counter() - began
-        found = await read_field(hub, comp.id)
+        found = await read_field(hub, cid)
         assert found is not None and len(found.stage_tables(1)) == -(-entrants // 4)
         return took
     finally:

@@ -472,6 +472,26 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+async def play_seat(server: ServerProcess, api: Api, table_id: int, seed: int, timeout: float = 300,
+                    **stop: Any) -> Player:
+    """``api``'s seat at ``table_id`` played with random legal actions (seeded) until the game is over, or
+    until a stop (``stop_after``, ``stop_when``: :meth:`Player.play_to_end`); the player, still connected."""
+    player = Player(server, table_id, api.token)
+    await player.connect()
+    await player.play_to_end(random.Random(seed), timeout=timeout, **stop)
+    return player
+
+
+async def play_seats(server: ServerProcess, seats: list[tuple[Api, int, int]], timeout: float = 300,
+                     **stop: Any) -> None:
+    """Several seats, each (api, table id, seed), played at once as :func:`play_seat` plays one; their
+    sockets closed at the end."""
+    async def one(api: Api, table_id: int, seed: int) -> None:
+        player = await play_seat(server, api, table_id, seed, timeout, **stop)
+        await player.close()
+    await asyncio.gather(*(one(*seat) for seat in seats))
+
+
 def execute(database_url: str, sql: str, **params: Any) -> int:
     """Change the server's database directly, behind its back (the tests' own connection); rows changed."""
     from sqlalchemy import text

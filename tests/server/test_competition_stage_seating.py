@@ -10,7 +10,6 @@ tables seated at once; and a seating cut short at the failpoint goes on where it
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +19,7 @@ import pytest
 from sqlalchemy import select
 
 from estimation.server.competitions import reading, service
+from estimation.server.competitions.seeding import seed_swiss
 from estimation.server.config import Settings
 from estimation.server.hub import Hub
 from estimation.server.social.service import Social
@@ -30,48 +30,25 @@ from estimation.server.storage.models import (
     CompetitionTable,
     Seat,
     Table,
-    utcnow,
 )
 
 #: 22 entrants: six tables, two of them with a bot.
 ENTRANTS = 22
 
 
-def forget() -> None:
-    """The competitions' process-wide caches are by competition id: each test's database starts at 1."""
-    reading.forget_all()
-
-
 @asynccontextmanager
 async def hub_with_a_swiss(url: str) -> AsyncIterator[tuple[Hub, int, Account]]:
     """A hub started on ``url`` (bots far off: the games wait) and a swiss of ENTRANTS, its start a day off
-    (the ticker leaves it alone)."""
-    forget()
+    (the ticker leaves it alone). The competitions' process-wide caches are by competition id, and each
+    test's database starts at 1: the hub forgets them as it starts, and so does this as it ends."""
     hub = Hub(Settings(database_url=url, bot_workers=1, bot_delay=3600), Social)
     await hub.start()
     try:
-        now = utcnow()
-        async with hub.session() as db, db.begin():
-            director = Account(name="Director", login=None, is_guest=True, balance=0, created_at=now)
-            db.add(director)
-            await db.flush()
-            comp = Competition(name="Seating", kind="swiss", ruleset="koutchina", length="micro",
-                               bot_level="random", stages=2, instances=1,
-                               starts_at=now + dt.timedelta(days=1), window_end=None,
-                               entry_limit=0, turn_seconds=0, private=False, invite_code=None,
-                               director_id=director.id, status="upcoming", stage=0, seed=11, created_at=now)
-            db.add(comp)
-            people = [Account(name=f"E{i}", login=None, is_guest=i % 2 == 0, balance=0, created_at=now)
-                      for i in range(ENTRANTS)]
-            db.add_all(people)
-            await db.flush()
-            db.add_all([CompetitionEntry(competition_id=comp.id, account_id=a.id, name=a.name, entry_no=n,
-                                         instance=1, withdrawn=False, removed=False, created_at=now)
-                        for n, a in enumerate(people, start=1)])
-        yield hub, comp.id, director
+        cid, director = await seed_swiss(hub.session, ENTRANTS, stages=2, seed=11, guest=lambda i: i % 2 == 0)
+        yield hub, cid, director
     finally:
         await hub.stop()
-        forget()
+        reading.forget_all()
 
 
 async def seated_as_planned(hub: Hub, cid: int, plan: list[list[int | None]]) -> None:

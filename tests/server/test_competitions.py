@@ -4,11 +4,10 @@ a director's adjustment, a robot competition left and resumed, and exports the c
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from typing import Any
 
-from server_helpers import Api, Player, ServerProcess, run
+from server_helpers import Api, ServerProcess, play_seat, play_seats, run
 
 import estimation
 from estimation.competition import board_seed, check_export
@@ -81,14 +80,6 @@ def test_an_erased_entrant_is_anonymous_in_every_competition_it_entered(server: 
     assert "Soon Gone" not in director.get(f"/api/competitions/{cid}/standings").text
 
 
-async def _play(server: ServerProcess, api: Api, table_id: int, seed: int,
-                stop_after: int | None = None) -> Player:
-    player = Player(server, table_id, api.token)
-    await player.connect()
-    await player.play_to_end(random.Random(seed), stop_after=stop_after, timeout=240)
-    return player
-
-
 def test_swiss_two_stages_with_a_leaver_and_an_adjustment(server: ServerProcess) -> None:
     director = Api.guest(server, "Director")
     people = [Api.guest(server, f"Entrant {i}") for i in range(5)]
@@ -113,10 +104,10 @@ def test_swiss_two_stages_with_a_leaver_and_an_adjustment(server: ServerProcess)
         async def one(api: Api, i: int) -> None:
             tid = mine[api.id]["table_id"]
             if api is leaver:
-                await _play(server, api, tid, i, stop_after=3)
+                await play_seat(server, api, tid, i, stop_after=3)
                 api.ok(api.post(f"/api/tables/{tid}/leave"))
                 return
-            player = await _play(server, api, tid, i)
+            player = await play_seat(server, api, tid, i)
             await player.close()
         await asyncio.gather(*(one(api, i) for i, api in enumerate(people)))
 
@@ -160,13 +151,7 @@ def test_swiss_two_stages_with_a_leaver_and_an_adjustment(server: ServerProcess)
     first = playing[0]
     assert first.get(f"/api/competitions/{cid}/boards/2/1").status_code == 403
 
-    async def stage_two() -> None:
-        async def one(api: Api, i: int) -> None:
-            player = await _play(server, api, stage2[api.id]["table_id"], 100 + i)
-            await player.close()
-        await asyncio.gather(*(one(api, i) for i, api in enumerate(playing)))
-
-    run(stage_two())
+    run(play_seats(server, [(api, stage2[api.id]["table_id"], 100 + i) for i, api in enumerate(playing)]))
     done = wait_for(lambda: (c := director.ok(director.get(f"/api/competitions/{cid}")))["status"]
                     == "finished" and c)
     board = first.ok(first.get(f"/api/competitions/{cid}/boards/2/1"))
@@ -206,7 +191,7 @@ def test_robot_competition_left_and_resumed_to_the_end(server: ServerProcess) ->
     tid = me.ok(me.post(f"/api/competitions/{cid}/play"))["table_id"]
 
     async def first_part() -> int:
-        player = await _play(server, me, tid, 1, stop_after=4)
+        player = await play_seat(server, me, tid, 1, stop_after=4)
         await player.close()
         return player.version
 
@@ -220,11 +205,7 @@ def test_robot_competition_left_and_resumed_to_the_end(server: ServerProcess) ->
     # Coming back: the same table, and on to the end; with the entry limit reached it finishes then.
     assert me.ok(me.post(f"/api/competitions/{cid}/play"))["table_id"] == tid
 
-    async def second_part() -> None:
-        player = await _play(server, me, tid, 2)
-        await player.close()
-
-    run(second_part())
+    run(play_seats(server, [(me, tid, 2)]))
     done = wait_for(lambda: (c := me.ok(me.get(f"/api/competitions/{cid}")))["status"] == "finished" and c)
     assert done["standings"][0]["entrant"] == done["mine"]["entry"]
     summary = me.ok(me.get(f"/api/competitions/{cid}/me"))
@@ -249,19 +230,16 @@ def test_a_swiss_survives_a_crash_mid_stage(database_url_factory: Any) -> None:
         director.ok(director.post(f"/api/competitions/{cid}/start"))
         mine = {api.id: api.ok(api.get(f"/api/competitions/{cid}"))["mine"]["table_id"] for api in people}
 
-        async def some(stop: int | None) -> None:
-            async def one(api: Api, i: int) -> None:
-                player = await _play(server, api, mine[api.id], 50 + i, stop_after=stop)
-                await player.close()
-            await asyncio.gather(*(one(api, i) for i, api in enumerate(people)))
+        def some(**stop: Any) -> None:
+            run(play_seats(server, [(api, mine[api.id], 50 + i) for i, api in enumerate(people)], **stop))
 
-        run(some(2))
+        some(stop_after=2)
         server.kill()
         server.start()  # on the same port and database
-        run(some(None))
+        some()
         wait_for(lambda: director.ok(director.get(f"/api/competitions/{cid}"))["stage"] == 2)
         mine = {api.id: api.ok(api.get(f"/api/competitions/{cid}"))["mine"]["table_id"] for api in people}
-        run(some(None))
+        some()
         wait_for(lambda: director.ok(director.get(f"/api/competitions/{cid}"))["status"] == "finished")
         doc = director.ok(director.get(f"/api/competitions/{cid}/export"))
         assert [len(s["tables"]) for s in doc["stages"]] == [2, 2]

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from server_helpers import ROOT, Api, Player, ServerProcess, run
+from server_helpers import ROOT, Api, ServerProcess, play_seat, play_seats, run
 from test_competitions import competition, wait_for
 
 from estimation.competition import check_export
@@ -79,13 +78,6 @@ def egyptian_stats(api: Api) -> dict[str, Any]:
     return dict(api.ok(api.get(f"/api/players/{api.id}/stats"))["levels"]["egyptian"])
 
 
-async def _play(server: ServerProcess, api: Api, table_id: int, seed: int, **stop: Any) -> Player:
-    player = Player(server, table_id, api.token)
-    await player.connect()
-    await player.play_to_end(random.Random(seed), timeout=300, **stop)
-    return player
-
-
 def test_egyptian_committee_swiss_with_a_leaver(server: ServerProcess, tmp_path: Path) -> None:
     """Nine entrants, three tables of three: a leaver after three boards ends its table (egyptian); it
     scores 0 of the top on the ten boards left, its two table-mates have no result there, its match pays
@@ -110,11 +102,11 @@ def test_egyptian_committee_swiss_with_a_leaver(server: ServerProcess, tmp_path:
         async def one(api: Api, i: int) -> None:
             tid = mine[api.id]["table_id"]
             if api is leaver:
-                player = await _play(server, api, tid, i,
-                                     stop_when=lambda v: v["round"] > boards_before_leaving)
+                player = await play_seat(server, api, tid, i,
+                                         stop_when=lambda v: v["round"] > boards_before_leaving)
                 api.ok(api.post(f"/api/tables/{tid}/leave"))
             else:
-                player = await _play(server, api, tid, i)
+                player = await play_seat(server, api, tid, i)
             await player.close()
         await asyncio.gather(*(one(api, i) for i, api in enumerate(people)))
 
@@ -171,13 +163,7 @@ def test_egyptian_committee_swiss_with_a_leaver(server: ServerProcess, tmp_path:
         assert got["level_points"] - before[mate.id]["level_points"] in (points["win"], points["draw"],
                                                                          points["loss"])
 
-    async def stage_two() -> None:
-        async def one(api: Api, i: int) -> None:
-            player = await _play(server, api, stage2[api.id]["table_id"], 100 + i)
-            await player.close()
-        await asyncio.gather(*(one(api, i) for i, api in enumerate(people[1:])))
-
-    run(stage_two())
+    run(play_seats(server, [(api, stage2[api.id]["table_id"], 100 + i) for i, api in enumerate(people[1:])]))
     done = wait_for(lambda: (c := director.ok(director.get(f"/api/competitions/{cid}")))["status"]
                     == "finished" and c)
     doc = director.ok(director.get(f"/api/competitions/{cid}/export"))
@@ -219,13 +205,8 @@ def test_egyptian_entrant_removed_before_any_board(server: ServerProcess) -> Non
     assert view["table"]["status"] == "playing" and not view["view"]["over"]
     assert view["view"]["ended"] is None  # not ended: the table plays on
 
-    async def play_all() -> None:
-        async def one(api: Api, i: int) -> None:
-            player = await _play(server, api, mine[api.id]["table_id"], 200 + i)
-            await player.close()
-        await asyncio.gather(*(one(api, i) for i, api in enumerate(people) if api is not removed))
-
-    run(play_all())
+    run(play_seats(server, [(api, mine[api.id]["table_id"], 200 + i) for i, api in enumerate(people)
+                            if api is not removed]))
     done = wait_for(lambda: (c := director.ok(director.get(f"/api/competitions/{cid}")))["status"]
                     == "finished" and c)
     doc = director.ok(director.get(f"/api/competitions/{cid}/export"))
@@ -253,13 +234,7 @@ def test_classic_robot_competition_to_the_end(server: ServerProcess, tmp_path: P
     tables = {api.id: api.ok(api.post(f"/api/competitions/{cid}/play"))["table_id"] for api in people}
     assert len(set(tables.values())) == 2
 
-    async def play_all() -> None:
-        async def one(api: Api, i: int) -> None:
-            player = await _play(server, api, tables[api.id], 300 + i)
-            await player.close()
-        await asyncio.gather(*(one(api, i) for i, api in enumerate(people)))
-
-    run(play_all())
+    run(play_seats(server, [(api, tables[api.id], 300 + i) for i, api in enumerate(people)]))
     done = wait_for(lambda: (c := director.ok(director.get(f"/api/competitions/{cid}")))["status"]
                     == "finished" and c)
     doc = director.ok(director.get(f"/api/competitions/{cid}/export"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from ..cluster.bus import Bus
 from ..cluster.ownership import Ownership
@@ -17,6 +17,8 @@ from ..table.store import Slot
 
 
 class CompetitionHost(Protocol):
+    #: The database (its dialect says which: SQLite has one writer).
+    engine: AsyncEngine
     session: async_sessionmaker[AsyncSession]
     #: The tables in this process's memory, by id (their committed games are the freshest).
     runtimes: dict[int, TableRuntime]

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import TextClause, func, select, text, update
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...competition import (
@@ -564,8 +563,7 @@ class Competitions:
     def _seating_at_once(self) -> int:
         """:data:`SEATING_AT_ONCE` on PostgreSQL; one at a time on SQLite (one writer: its transactions
         take turns anyway)."""
-        sqlite = make_url(self.hub.settings.database_url).get_backend_name() == "sqlite"
-        return 1 if sqlite else SEATING_AT_ONCE
+        return 1 if self.hub.engine.dialect.name == "sqlite" else SEATING_AT_ONCE
 
     async def _guests(self, found: Field, entrants: list[int]) -> dict[int, bool]:
         """Whether each of these entrants' accounts is a guest's (a seat says so), read in one query for a
