@@ -7,7 +7,7 @@
 // player's own topic, `competition_table` (your table of a stage: the page takes you there). Every name is
 // put in the page as text (h() makes text nodes), never as HTML.
 import { h, api, session, trumpText } from "./common.js";
-import { t, lengthName, levelName } from "./i18n.js";
+import { t, tParts, lengthName, levelName } from "./i18n.js";
 import { rulesetName, rulesetOptions, lengthOptions, rulesetInfo } from "./rulesets.js";
 import { shortAction } from "./board.js";
 import { LobbyFeed, fill, num, playerLink, toast, botName } from "./lobbyfeed.js";
@@ -348,7 +348,7 @@ export class CompetitionPage {
       adj.length ? h("ul", { id: "c-adjustment-list" }, adj.map((a) => h("li", {},
         t("c_adj_line", { s: a.stage, r: a.round, by: a.by, at: when(a.at) }), ": ",
         a.entrant !== null ? t("c_adj_mp", { e: (c.standings.find((r) => r.entrant === a.entrant) || { name: a.entrant }).name, mp: a.mp })
-          : t("c_adj_score", { tb: a.table, seat: a.seat + 1, sc: a.score }),
+          : tParts("c_adj_score", { tb: a.table, seat: a.seat + 1, sc: num(a.score) }),
         " — ", h("q", { class: "c-reason" }, a.reason)))) : null, form);
   }
 

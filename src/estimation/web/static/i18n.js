@@ -412,9 +412,23 @@ export function setLang(l) {
 
 export function getLang() { return lang; }
 
+/** A string's text in the page's language (English where it has none). */
+function template(key) { return STRINGS[lang][key] ?? en[key] ?? key; }
+
 export function t(key, args = {}) {
-  const s = STRINGS[lang][key] ?? en[key] ?? key;
-  return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? String(args[k]) : `{${k}}`));
+  return template(key).replace(/\{(\w+)\}/g, (_, k) => (k in args ? String(args[k]) : `{${k}}`));
+}
+
+/**
+ * t() for a sentence with page elements in it: each argument that is a DOM node (a num(), a link) goes in
+ * where its placeholder is, as that node; a number put in an Arabic sentence as text shows its minus after
+ * its digits ("-31" as "31-"), a num() keeps it left to right. The parts, for h() to append.
+ */
+export function tParts(key, args = {}) {
+  return template(key).split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
+    const k = /^\{(\w+)\}$/.exec(part)?.[1];
+    return k !== undefined && k in args ? (args[k] instanceof Node ? args[k] : String(args[k])) : part;
+  });
 }
 
 /** A name the server gives (a length's, a bot level's) in the page's language: the
