@@ -1,5 +1,6 @@
 """What the competition pages and a table say, in English and Arabic: a negative score reads "-31" in an
-Arabic sentence (a director's score adjustment) and in the traveller.
+Arabic sentence (a director's score adjustment) and in the traveller; counted words take the plural form of
+their count (Arabic's six, by the browser's Intl.PluralRules).
 
 Screenshots of the pages go to $ESTIMATION_SCREENSHOTS, else to the test's temporary folder.
 """
@@ -13,6 +14,33 @@ from typing import Any
 import web_helpers as w
 from server_helpers import Api
 from test_web_competitions import _shots
+
+#: Arabic's plural forms of each counted phrase the competition pages use (an oracle written apart from
+#: i18n.js): zero, one, two, few (3-10), many (11-99), other (100, 101, 102...).
+AR_FORMS = {
+    "stages": ("لا مراحل", "مرحلة واحدة", "مرحلتان", "{n} مراحل", "{n} مرحلة", "{n} مرحلة"),
+    "boards": ("لا توزيعات", "توزيعة واحدة", "توزيعتين", "{n} توزيعات", "{n} توزيعة", "{n} توزيعة"),
+    "rounds": ("لا جولات", "جولة واحدة", "جولتان", "{n} جولات", "{n} جولة", "{n} جولة"),
+    "entrants": ("لا مشاركين", "مشارك واحد", "مشاركان", "{n} مشاركين", "{n} مشاركًا", "{n} مشارك"),
+    "deal sets": ("لا مجموعات توزيع", "مجموعة توزيع واحدة", "مجموعتي توزيع", "{n} مجموعات توزيع",
+                  "{n} مجموعة توزيع", "{n} مجموعة توزيع"),
+}
+
+
+def arabic(noun: str, n: int) -> str:
+    """The Arabic phrase for ``n`` of ``noun`` by CLDR's rules for Arabic."""
+    m = n % 100
+    form = 0 if n == 0 else 1 if n == 1 else 2 if n == 2 else 3 if 3 <= m <= 10 else 4 if 11 <= m <= 99 else 5
+    return AR_FORMS[noun][form].format(n=n)
+
+
+def english(noun: str, n: int) -> str:
+    return f"{n} {noun if n != 1 else noun[:-1]}"
+
+
+def to_english(page: Any) -> None:
+    page.click("#lang-toggle")
+    page.wait_for_selector("html[lang='en']")
 
 
 def _competition(api: Api, **fields: Any) -> int:
@@ -69,6 +97,75 @@ def test_a_negative_score_reads_minus_first_in_arabic(browser: Any, web_server: 
             assert ("-31", True) in found, (where, found)
             assert all(ok for _, ok in found), (where, found)
         page.screenshot(path=str(out / "competition-adjusted-desktop-ar.png"), full_page=True)
+        assert not page.js_errors, page.js_errors
+    finally:
+        ctx.close()
+
+
+# --- 2. counted words ------------------------------------------------------------------------------------
+def test_counted_words_take_the_plural_form_of_their_count(browser: Any, web_server: Any,
+                                                            tmp_path: Path) -> None:
+    out = _shots(tmp_path)
+    director = Api.guest(web_server, "Plural Director")
+    one_stage = _competition(director, name="One Stage", stages=1, entry_limit=10)
+    two_stages = _competition(director, name="Two Stages", stages=2, length="full")
+    robot = _competition(director, name="Two Sets", kind="robot", instances=2)
+    for name in ("Nour", "Omar"):
+        api = Api.guest(web_server, name)
+        api.ok(api.post(f"/api/competitions/{two_stages}/register"))
+    api.ok(api.post(f"/api/competitions/{one_stage}/register"))
+    full = int(director.ok(director.get(f"/api/competitions/{two_stages}"))["rounds"])
+    ctx = w.new_context(browser)
+    try:
+        page = w.open_app(ctx, web_server.base)
+        w.sign_in_guest(page, "Plural Reader")
+        _open(page, web_server.base, one_stage)
+        assert f"{english('stages', 1)} of {english('boards', 5)};" in page.inner_text("#c-rules")
+        assert "1 of 10 entrants" in page.inner_text(".c-meta")
+        w.to_arabic(page)
+        page.wait_for_selector("#c-rules:has-text('دوبليكيت')")
+        rules, meta = page.inner_text("#c-rules"), page.inner_text(".c-meta")
+        assert f"{arabic('stages', 1)} من {arabic('boards', 5)}؛" in rules, rules
+        assert f"1 من {arabic('entrants', 10)}" in meta, meta
+        page.screenshot(path=str(out / "competition-plurals-desktop-ar.png"), full_page=True)
+        _open(page, web_server.base, two_stages)
+        rules, meta = page.inner_text("#c-rules"), page.inner_text(".c-meta")
+        assert f"{arabic('stages', 2)} من {arabic('boards', full)}؛" in rules, rules
+        assert arabic("entrants", 2) in meta, meta
+        _open(page, web_server.base, robot)
+        rules = page.inner_text("#c-rules")
+        assert f"العب {arabic('boards', 5)} وحدك" in rules and arabic("deal sets", 2) in rules, rules
+        # The director's form: each length with its rounds.
+        def lengths() -> list[str]:
+            page.click("#competition-new summary")
+            page.select_option("#c-ruleset", "koutchina")
+            return list(page.eval_on_selector_all("#c-length option", "els => els.map(e => e.textContent)"))
+
+        page.goto(f"{web_server.base}/?pause=40#/")
+        options = lengths()
+        for n in (5, full):
+            assert any(arabic("rounds", n) in o for o in options), (n, options)
+        to_english(page)
+        options = lengths()
+        assert f"micro ({english('rounds', 5)})" in options, options
+        _open(page, web_server.base, robot)
+        rules = page.inner_text("#c-rules")
+        assert f"play {english('boards', 5)} alone" in rules and "over 2 deal sets." in rules, rules
+        page.screenshot(path=str(out / "competition-plurals-desktop-en.png"), full_page=True)
+        # Every form of the one place that picks them, for the counts that tell them apart.
+        counts = [0, 1, 2, 3, 10, 11, 99, 100, 101, 102, 103, 111]
+        forms = page.evaluate("""async (counts) => {
+            const i18n = await import('/static/i18n.js');
+            const out = {};
+            for (const lang of ['ar', 'en']) {
+              i18n.setLang(lang);
+              out[lang] = counts.map((n) => i18n.t('n_stages', { n }));
+            }
+            i18n.setLang('en');
+            return out;
+        }""", counts)
+        assert forms["ar"] == [arabic("stages", n) for n in counts], forms["ar"]
+        assert forms["en"] == [english("stages", n) for n in counts], forms["en"]
         assert not page.js_errors, page.js_errors
     finally:
         ctx.close()
