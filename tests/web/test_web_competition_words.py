@@ -1,6 +1,7 @@
 """What the competition pages and a table say, in English and Arabic: a negative score reads "-31" in an
 Arabic sentence (a director's score adjustment) and in the traveller; counted words take the plural form of
-their count (Arabic's six, by the browser's Intl.PluralRules).
+their count (Arabic's six, by the browser's Intl.PluralRules); a person who left their competition table is
+offered no way back to it, in every ruleset and kind.
 
 Screenshots of the pages go to $ESTIMATION_SCREENSHOTS, else to the test's temporary folder.
 """
@@ -8,9 +9,12 @@ Screenshots of the pages go to $ESTIMATION_SCREENSHOTS, else to the test's tempo
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 import web_helpers as w
 from server_helpers import Api
 from test_web_competitions import _shots
@@ -41,6 +45,14 @@ def english(noun: str, n: int) -> str:
 def to_english(page: Any) -> None:
     page.click("#lang-toggle")
     page.wait_for_selector("html[lang='en']")
+
+
+def _mine(base: str, cid: int, page: Any) -> dict[str, Any]:
+    """The competition's `mine` for the person signed in on ``page`` (read over REST with its token)."""
+    token = page.evaluate("JSON.parse(localStorage.getItem('est.session')).token")
+    got = httpx.get(f"{base}/api/competitions/{cid}", headers={"Authorization": f"Bearer {token}"},
+                    timeout=30)
+    return dict(got.json()["mine"])
 
 
 def _competition(api: Api, **fields: Any) -> int:
@@ -166,6 +178,60 @@ def test_counted_words_take_the_plural_form_of_their_count(browser: Any, web_ser
         }""", counts)
         assert forms["ar"] == [arabic("stages", n) for n in counts], forms["ar"]
         assert forms["en"] == [english("stages", n) for n in counts], forms["en"]
+        assert not page.js_errors, page.js_errors
+    finally:
+        ctx.close()
+
+
+# --- 3. a leaver is offered no way back to the table -------------------------------------------------
+@pytest.mark.parametrize(("ruleset", "length", "kind"), [
+    ("koutchina", "micro", "robot"), ("classic", "full", "robot"), ("egyptian", "standard", "robot"),
+    ("koutchina", "micro", "swiss")])
+def test_a_leaver_is_not_offered_the_way_to_the_table(browser: Any, web_server: Any, tmp_path: Path,
+                                                       ruleset: str, length: str, kind: str) -> None:
+    out = _shots(tmp_path)
+    director = Api.guest(web_server, f"Leave Director {ruleset} {kind}")
+    ctx = w.new_context(browser)
+    ctx.set_default_timeout(60_000)
+    try:
+        page = w.open_app(ctx, web_server.base)
+        w.sign_in_guest(page, f"Leaver {ruleset} {kind}")
+        if kind == "robot":
+            cid = _competition(director, kind="robot", ruleset=ruleset, length=length, starts_in=0)
+            _play_robot_table(page, web_server.base, cid)
+        else:
+            cid = _competition(director, ruleset=ruleset, length=length)
+            _open(page, web_server.base, cid)
+            page.click("#c-register")
+            page.wait_for_selector("#c-withdraw")
+            for _ in range(4):
+                api = Api.guest(web_server)
+                api.ok(api.post(f"/api/competitions/{cid}/register"))
+            director.ok(director.post(f"/api/competitions/{cid}/start"))
+            page.wait_for_url(re.compile(r"#/table/\d+$"))
+            page.wait_for_selector(".table-page .bar")
+        # Before leaving, the way to the table is there.
+        page.click("#competition-link")
+        page.wait_for_selector("#c-play, #c-my-table")
+        page.go_back()
+        page.wait_for_selector("#leave-btn")
+        w.close_dialogs(page)
+        page.click("#leave-btn")
+        page.click("#leave-dialog button.ok")
+        page.wait_for_selector("#create-btn")
+        deadline = time.monotonic() + 20
+        while not _mine(web_server.base, cid, page)["table_over"]:  # recorded a moment after the leave
+            assert time.monotonic() < deadline, _mine(web_server.base, cid, page)
+            time.sleep(0.1)
+        _open(page, web_server.base, cid)
+        page.wait_for_selector("#c-standings-table")
+        for lang in ("en", "ar"):
+            offered = page.locator("#c-play, #c-my-table, #c-withdraw")
+            assert not offered.count(), page.inner_text("#c-actions")
+            page.screenshot(path=str(out / f"competition-left-{kind}-{ruleset}-{lang}.png"), full_page=True)
+            if lang == "en":
+                w.to_arabic(page)
+                page.wait_for_selector("#c-standings-table")
         assert not page.js_errors, page.js_errors
     finally:
         ctx.close()

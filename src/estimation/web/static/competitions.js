@@ -47,6 +47,11 @@ function entrantsText(c) {
     : t("n_entrants", { n: c.entrants });
 }
 
+/** Whether the caller is done at its table of the stage in play, in every ruleset and kind: it left it
+ *  (`table_over`, as when its table finished, an egyptian table a leaver ended included) or played every
+ *  board. Nothing offers the way to a table the caller is done at. */
+function doneAtTable(c) { return c.mine.table_over || c.mine.boards_seen >= c.rounds; }
+
 /** A standing's place, or "–" while the entrant has no board that counts (top 0): before the start
  *  every entrant ties at 0 of 0, and "1" for all of them would say nothing true. */
 function place(row) { return row.top ? num(row.place) : "–"; }
@@ -233,15 +238,19 @@ export class CompetitionPage {
       btns.push(h("button", { type: "button", class: "primary", id: "c-register",
         onclick: () => this.post("register", this.invite ? { invite: this.invite } : {}) }, t("c_register")));
     }
-    if (registered && (c.status === "upcoming" || (c.kind === "robot" && c.status === "running"))) {
+    // Seated at a table of the stage in play and not done there (doneAtTable): the way to it is offered.
+    const atTable = registered && !!mine.table_id && c.status !== "finished" && !doneAtTable(c);
+    // A robot entrant's own table: Play now before it has one, Go on playing while it plays there.
+    const robotPlay = registered && c.kind === "robot" && c.status === "running" && (!mine.table_id || atTable);
+    if ((registered && c.status === "upcoming") || robotPlay) {
       btns.push(h("button", { type: "button", id: "c-withdraw", onclick: () => this.post("withdraw") }, t("c_withdraw")));
     }
-    if (registered && c.kind === "robot" && c.status === "running") {
+    if (robotPlay) {
       btns.push(h("button", { type: "button", class: "primary", id: "c-play", onclick: async () => {
         try { const r = await api("POST", `/api/competitions/${this.id}/play`); location.hash = `#/table/${r.table_id}`; }
         catch (e) { this.err.textContent = t("error", { m: e.message }); }
       } }, mine.table_id ? t("c_resume") : t("c_play")));
-    } else if (registered && mine.table_id && c.status !== "finished" && !mine.table_over && mine.boards_seen < c.rounds) {
+    } else if (atTable) {
       btns.push(h("a", { class: "button primary", id: "c-my-table", href: `#/table/${mine.table_id}` }, t("c_to_table")));
     }
     if (c.manager && c.status === "upcoming") btns.push(h("button", { type: "button", id: "c-start", onclick: () => this.post("start") }, t("c_start")));
@@ -255,10 +264,8 @@ export class CompetitionPage {
     const c = this.c;
     const mine = c.mine;
     let text = "";
-    // Done at my table: every board played, or the table over short of them (an egyptian table a leaver
-    // ended), or I left it; boards_seen alone would miss the last two.
     if (c.kind === "swiss" && c.status !== "upcoming" && c.status !== "finished" && mine.entry !== null
-        && (mine.boards_seen >= c.rounds || mine.table_over) && c.tables_finished < c.tables) {
+        && doneAtTable(c) && c.tables_finished < c.tables) {
       text = t("c_waiting", { f: c.tables_finished, n: c.tables });
     } else if (c.status === "paused") text = t("c_paused_note");
     else if (c.status === "finished") text = t("c_over");
