@@ -1,7 +1,7 @@
 """What the competition pages and a table say, in English and Arabic: a negative score reads "-31" in an
 Arabic sentence (a director's score adjustment) and in the traveller; counted words take the plural form of
 their count (Arabic's six, by the browser's Intl.PluralRules); a person who left their competition table is
-offered no way back to it, in every ruleset and kind.
+offered no way back to it, in every ruleset and kind; a table's bots are named in the page's language.
 
 Screenshots of the pages go to $ESTIMATION_SCREENSHOTS, else to the test's temporary folder.
 """
@@ -232,6 +232,39 @@ def test_a_leaver_is_not_offered_the_way_to_the_table(browser: Any, web_server: 
             if lang == "en":
                 w.to_arabic(page)
                 page.wait_for_selector("#c-standings-table")
+        assert not page.js_errors, page.js_errors
+    finally:
+        ctx.close()
+
+
+# --- 4. bots in the page's language ------------------------------------------------------------------
+def test_a_tables_bots_are_named_in_the_pages_language(browser: Any, web_server: Any, tmp_path: Path) -> None:
+    out = _shots(tmp_path)
+    ctx = w.new_context(browser)
+    try:
+        page = w.open_app(ctx, web_server.base)
+        w.sign_in_guest(page, "Hana")
+        w.create_game(page, "koutchina", "micro", bots=3, level="random")
+        page.wait_for_selector("#scoreboard th[data-seat='3'] .pname")
+        names = "els => els.map(e => e.textContent)"
+
+        def shown() -> tuple[list[str], list[str]]:
+            return (page.eval_on_selector_all("#scoreboard th[data-seat] .pname", names),
+                    page.eval_on_selector_all(".felt .seat[data-seat] .nameplate", names))
+
+        board, plates = shown()
+        assert board == ["Hana", "Bot 2", "Bot 3", "Bot 4"], board
+        w.to_arabic(page)
+        page.wait_for_selector("#scoreboard th[data-seat='1'] .pname:has-text('روبوت')")
+        board, plates = shown()
+        assert board == ["Hana", "روبوت 2", "روبوت 3", "روبوت 4"], board
+        assert not any("Bot " in p for p in plates) and sum("روبوت" in p for p in plates) == 3, plates
+        # The declarations say who in the page's language too, once a bot has said something.
+        w.act_until(page, "#declarations li[data-seat='1']", 60)
+        assert "Bot " not in page.inner_text("#declarations")
+        page.screenshot(path=str(out / "table-bots-desktop-ar.png"), full_page=True)
+        to_english(page)
+        page.screenshot(path=str(out / "table-bots-desktop-en.png"), full_page=True)
         assert not page.js_errors, page.js_errors
     finally:
         ctx.close()
