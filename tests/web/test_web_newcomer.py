@@ -43,11 +43,6 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def to_arabic(page: Any) -> None:
-    page.click("#lang-toggle")
-    page.wait_for_selector("html[lang='ar']")
-
-
 # --- refusals say why, in the page's language ---------------------------------------------------------
 def test_refused_sign_up_and_sign_in_say_why_in_the_pages_language(context: Any,
                                                                     server: ServerProcess) -> None:
@@ -68,7 +63,7 @@ def test_refused_sign_up_and_sign_in_say_why_in_the_pages_language(context: Any,
     assert attempt("", "", "#register-btn") == both
     assert "different scripts" in attempt("\u0410nn", "correct horse battery", "#register-btn")
     assert attempt("Nobody Here", "correct horse battery", "#signin-btn") == "Error: Wrong name or password."
-    to_arabic(page)
+    w.to_arabic(page)
     assert attempt("Newcomer", "short", "#register-btn") == "خطأ: كلمة المرور: 8 أحرف على الأقل."
     assert attempt("Nobody Here", "correct horse battery", "#signin-btn") == "خطأ: الاسم أو كلمة المرور خطأ."
     assert "أبجديات" in attempt("\u0410nn", "correct horse battery", "#register-btn")
@@ -77,29 +72,6 @@ def test_refused_sign_up_and_sign_in_say_why_in_the_pages_language(context: Any,
 
 
 # --- a round's end: the clock waits, the numbers read right in Arabic -----------------------------------
-#: Where a signed number's sign is drawn against its first digit, for every one inside `sel`; and a hint's
-#: "tricks: chance" pair, the tricks against the chance. [text, sign left of digit] per number found.
-SIGNS_JS = """sel => {
-  const out = [];
-  const rect = (n, i) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
-                           return r.getBoundingClientRect(); };
-  for (const root of document.querySelectorAll(sel)) {
-    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n; (n = walk.nextNode());) {
-      let m = /[-+]\\d/.exec(n.data);
-      if (m) out.push([n.data, rect(n, m.index).right <= rect(n, m.index + 1).left + 1]);
-      m = /^(\\d+): (\\d+)%$/.exec(n.data);
-      if (m) out.push([n.data, rect(n, 0).right <= rect(n, n.data.indexOf(" ") + 1).left + 1]);
-    }
-  }
-  return out;
-}"""
-
-
-def signs(page: Any, sel: str) -> list[tuple[str, bool]]:
-    return [(text, ok) for text, ok in page.evaluate(SIGNS_JS, sel)]
-
-
 def play_to_round_end(page: Any, timeout: float = 60.0) -> None:
     """Click the first lifted card or estimate at each of our turns until a round's scores open."""
     w.act_until(page, "#round-end[open]", timeout)
@@ -121,23 +93,23 @@ def test_the_clock_waits_under_the_round_end_panel_and_its_numbers_read_right_in
     assert page.locator("#clock-warning").is_hidden()  # no "a bot plays for you" while the clock is held
     assert page.locator("#round-end[open]").count() and not page.locator("#away-note").count()
     # Arabic: every signed number in the breakdown and the sheet has its sign before its digits.
-    to_arabic(page)
+    w.to_arabic(page)
     page.wait_for_selector("#round-end[open]")
-    found = signs(page, "#round-end")
+    found = w.signs(page, "#round-end")
     assert found and any(t.startswith("-") for t, _ in found), found  # a round always has a miss
     assert all(ok for _, ok in found), found
     shot(page, "round-end-ar")
     page.click("#round-end button.close")
     page.click("#sheet-btn")
     page.wait_for_selector("#sheet[open]")
-    assert all(ok for _, ok in signs(page, "#sheet")), signs(page, "#sheet")
-    assert all(ok for _, ok in signs(page, "#scoreboard")), signs(page, "#scoreboard")
+    assert all(ok for _, ok in w.signs(page, "#sheet")), w.signs(page, "#sheet")
+    assert all(ok for _, ok in w.signs(page, "#scoreboard")), w.signs(page, "#scoreboard")
     page.click("#sheet button.close")
     # The hint's table: expected scores and "tricks: chance" pairs left to right.
     page.wait_for_selector("#hint-btn:not([disabled])")
     page.click("#hint-btn")
     page.wait_for_selector("#hint-table")
-    found = signs(page, "#hint-table")
+    found = w.signs(page, "#hint-table")
     assert any(":" in t for t, _ in found), found
     assert all(ok for _, ok in found), found
     shot(page, "hint-ar")
@@ -153,7 +125,7 @@ def test_a_turn_clock_below_the_least_is_refused_in_the_form(context: Any, serve
     expected = f"Error: Turn clock: 0 (no clock) or at least {LEAST} seconds."
     page.wait_for_selector(f".lobby .side > .error:has-text('{expected}')")
     assert re.search(r"#/$", page.url), page.url  # no table was made
-    to_arabic(page)
+    w.to_arabic(page)
     page.wait_for_selector("#create-btn")
     page.fill("#turn-seconds", "2")
     page.click("#create-btn")
@@ -222,7 +194,7 @@ def test_arabic_at_a_table_relabels_the_chat_and_says_the_servers_refusal_in_ara
         text = a.inner_text("#leave-dialog")
         assert "placed last." in text and "staker" not in text, text
         a.click("#leave-dialog button.cancel")
-        to_arabic(a)
+        w.to_arabic(a)
         assert a.inner_text("#chat-hide-label").strip() == "إخفاء دردشة المشاهدين"
         assert a.inner_text("#chat-send") == "إرسال"
         # Too many messages at once: the server's refusal, in Arabic.
@@ -418,7 +390,7 @@ def test_the_profiles_by_ruleset_table_fits_its_card_at_1280(browser: Any, web_s
             if not page.locator("#create-btn").count():
                 w.sign_in_guest(page, "Looker")
             if lang == "ar":
-                to_arabic(page)
+                w.to_arabic(page)
             page.goto(f"{web_server.base}/?pause={w.PAUSE_MS}#/player/{player.id}")
             page.wait_for_selector("#profile-rulesets tr[data-ruleset='egyptian']")
             table, card = page.eval_on_selector(

@@ -461,3 +461,32 @@ def wait_version_above(page: Any, version: int, timeout: float = 10.0) -> int:
             return int(v)
         assert time.monotonic() < deadline, f"the page stayed at version {v} (waiting for > {version})"
         time.sleep(0.02)
+
+
+# --- the page's language: Arabic, and numbers read left to right in it -------------------------------
+def to_arabic(page: Any) -> None:
+    page.click("#lang-toggle")
+    page.wait_for_selector("html[lang='ar']")
+
+
+#: Where a signed number's sign is drawn against its first digit, for every one inside `sel`; and a hint's
+#: "tricks: chance" pair, the tricks against the chance. [text, sign left of digit] per number found.
+SIGNS_JS = """sel => {
+  const out = [];
+  const rect = (n, i) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+                           return r.getBoundingClientRect(); };
+  for (const root of document.querySelectorAll(sel)) {
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n; (n = walk.nextNode());) {
+      let m = /[-+]\\d/.exec(n.data);
+      if (m) out.push([n.data, rect(n, m.index).right <= rect(n, m.index + 1).left + 1]);
+      m = /^(\\d+): (\\d+)%$/.exec(n.data);
+      if (m) out.push([n.data, rect(n, 0).right <= rect(n, n.data.indexOf(" ") + 1).left + 1]);
+    }
+  }
+  return out;
+}"""
+
+
+def signs(page: Any, sel: str) -> list[tuple[str, bool]]:
+    return [(text, ok) for text, ok in page.evaluate(SIGNS_JS, sel)]

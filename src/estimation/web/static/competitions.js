@@ -7,19 +7,20 @@
 // player's own topic, `competition_table` (your table of a stage: the page takes you there). Every name is
 // put in the page as text (h() makes text nodes), never as HTML.
 import { h, api, session, trumpText } from "./common.js";
-import { t, lengthName, levelName } from "./i18n.js";
+import { t, tParts, lengthName, levelName } from "./i18n.js";
 import { rulesetName, rulesetOptions, lengthOptions, rulesetInfo } from "./rulesets.js";
 import { shortAction } from "./board.js";
 import { LobbyFeed, fill, num, playerLink, toast, botName } from "./lobbyfeed.js";
 
 /** The competition's rules in one sentence, in the page's language. */
 export function rulesSentence(c) {
-  const base = { rs: rulesetName(c.ruleset), len: lengthName(c.length), n: c.rounds, level: levelName(c.bot_level) };
+  const base = { rs: rulesetName(c.ruleset), len: lengthName(c.length), boards: t("n_boards", { n: c.rounds }),
+    level: levelName(c.bot_level) };
   if (c.kind === "robot") {
     return t("c_rules_robot", { ...base, end: c.window_end ? when(c.window_end) : "?" })
-      + (c.instances > 1 ? " " + t("c_rules_instances", { k: c.instances }) : "");
+      + (c.instances > 1 ? " " + t("c_rules_instances", { sets: t("n_deal_sets", { n: c.instances }) }) : "");
   }
-  return t("c_rules_swiss", { ...base, s: c.stages })
+  return t("c_rules_swiss", { ...base, stages: t("n_stages", { n: c.stages }) })
     + " " + (c.turn_seconds ? t("c_rules_clock", { s: c.turn_seconds }) : t("c_rules_noclock"));
 }
 
@@ -39,6 +40,17 @@ function countdown(iso) {
 function statusText(c) { return t(`c_status_${c.status}`); }
 
 function pct(p) { return `${Number(p).toFixed(2)}%`; }
+
+/** How many entrants, and of how many where the competition has an entry limit ("6 of 10 entrants"). */
+function entrantsText(c) {
+  return c.entry_limit ? t("c_entrants_of", { n: c.entrants, entrants: t("n_entrants", { n: c.entry_limit }) })
+    : t("n_entrants", { n: c.entrants });
+}
+
+/** Whether the caller is done at its table of the stage in play, in every ruleset and kind: it left it
+ *  (`table_over`, as when its table finished, an egyptian table a leaver ended included) or played every
+ *  board. Nothing offers the way to a table the caller is done at. */
+function doneAtTable(c) { return c.mine.table_over || c.mine.boards_seen >= c.rounds; }
 
 /** A standing's place, or "–" while the entrant has no board that counts (top 0): before the start
  *  every entrant ties at 0 of 0, and "1" for all of them would say nothing true. */
@@ -63,7 +75,7 @@ export function competitionsPanel(rulesets, levels, err) {
       fill(lists[status], rows.length ? rows.map((c) => h("li", { "data-competition": c.id, "data-status": c.status },
         h("a", { href: `#/competition/${c.id}`, class: "competition-link" }, c.name), " ",
         h("span", { class: "chip" }, t(`c_kind_${c.kind}`)), " ",
-        h("small", {}, `${rulesetName(c.ruleset)} · ${lengthName(c.length)} · `, t("c_entrants_n", { n: c.entrants }),
+        h("small", {}, `${rulesetName(c.ruleset)} · ${lengthName(c.length)} · `, entrantsText(c),
           c.status === "upcoming" ? [" · ", t("c_starts", { w: when(c.starts_at) })] : "",
           c.status === "paused" ? [" · ", t("c_status_paused")] : "")))
         : h("li", { class: "muted" }, t("none")));
@@ -197,8 +209,7 @@ export class CompetitionPage {
     fill(this.head,
       h("h1", {}, c.name), h("p", { class: "c-rules", id: "c-rules" }, rulesSentence(c)),
       h("p", { class: "c-meta" }, h("span", { class: "chip", id: "c-status", "data-status": c.status }, statusText(c)), " ",
-        t("c_director", { name: c.director }), " · ", t("c_entrants_n", { n: c.entrants }),
-        c.entry_limit ? ` / ${c.entry_limit}` : "",
+        t("c_director", { name: c.director }), " · ", entrantsText(c),
         c.kind === "swiss" && c.stage ? [" · ", t("c_stage_of", { s: c.stage, n: c.stages })] : "",
         c.status === "upcoming" ? [" · ", h("span", { id: "c-countdown" }, t("c_starts_in_x", { x: countdown(c.starts_at) }))] : ""),
       c.invite_code ? h("p", { class: "muted", id: "c-invite" }, t("c_invite"), " ",
@@ -227,15 +238,19 @@ export class CompetitionPage {
       btns.push(h("button", { type: "button", class: "primary", id: "c-register",
         onclick: () => this.post("register", this.invite ? { invite: this.invite } : {}) }, t("c_register")));
     }
-    if (registered && (c.status === "upcoming" || (c.kind === "robot" && c.status === "running"))) {
+    // Seated at a table of the stage in play and not done there (doneAtTable): the way to it is offered.
+    const atTable = registered && !!mine.table_id && c.status !== "finished" && !doneAtTable(c);
+    // A robot entrant's own table: Play now before it has one, Go on playing while it plays there.
+    const robotPlay = registered && c.kind === "robot" && c.status === "running" && (!mine.table_id || atTable);
+    if ((registered && c.status === "upcoming") || robotPlay) {
       btns.push(h("button", { type: "button", id: "c-withdraw", onclick: () => this.post("withdraw") }, t("c_withdraw")));
     }
-    if (registered && c.kind === "robot" && c.status === "running") {
+    if (robotPlay) {
       btns.push(h("button", { type: "button", class: "primary", id: "c-play", onclick: async () => {
         try { const r = await api("POST", `/api/competitions/${this.id}/play`); location.hash = `#/table/${r.table_id}`; }
         catch (e) { this.err.textContent = t("error", { m: e.message }); }
       } }, mine.table_id ? t("c_resume") : t("c_play")));
-    } else if (registered && mine.table_id && c.status !== "finished" && !mine.table_over && mine.boards_seen < c.rounds) {
+    } else if (atTable) {
       btns.push(h("a", { class: "button primary", id: "c-my-table", href: `#/table/${mine.table_id}` }, t("c_to_table")));
     }
     if (c.manager && c.status === "upcoming") btns.push(h("button", { type: "button", id: "c-start", onclick: () => this.post("start") }, t("c_start")));
@@ -249,10 +264,8 @@ export class CompetitionPage {
     const c = this.c;
     const mine = c.mine;
     let text = "";
-    // Done at my table: every board played, or the table over short of them (an egyptian table a leaver
-    // ended), or I left it; boards_seen alone would miss the last two.
     if (c.kind === "swiss" && c.status !== "upcoming" && c.status !== "finished" && mine.entry !== null
-        && (mine.boards_seen >= c.rounds || mine.table_over) && c.tables_finished < c.tables) {
+        && doneAtTable(c) && c.tables_finished < c.tables) {
       text = t("c_waiting", { f: c.tables_finished, n: c.tables });
     } else if (c.status === "paused") text = t("c_paused_note");
     else if (c.status === "finished") text = t("c_over");
@@ -320,7 +333,7 @@ export class CompetitionPage {
         h("span", { id: "c-tr-range" }, t("c_tables_range", { a: b.offset + 1, b: b.offset + b.tables.length, n: b.tables_total })), " ",
         h("button", { type: "button", id: "c-tr-next", disabled: b.offset + b.limit >= b.tables_total, onclick: () => page(b.offset + b.limit) }, t("s_next")))
         : null;
-      fill(this.traveller, h("h2", {}, t("c_traveller", { s: stage, r: round }), " ", h("small", {}, t("c_top_n", { n: b.top }))), pager,
+      fill(this.traveller, h("h2", {}, t("c_traveller", { s: stage, r: round }), " ", h("small", {}, t("c_top_n", { mp: t("n_mp", { n: b.top }) }))), pager,
         h("div", { class: "scroll" }, h("table", { class: "sheet c-traveller-table", id: "c-traveller-table" },
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("s_table")), h("th", { scope: "col" }, t("name")),
             calls ? h("th", { scope: "col" }, t("c_calls")) : null, h("th", { scope: "col" }, t("c_estimate")), h("th", { scope: "col" }, t("c_tricks")),
@@ -334,7 +347,8 @@ export class CompetitionPage {
     if (!m || !m.boards.length) { fill(this.summary); return; }
     const line = (b) => b ? t("c_board_line", { s: b.stage, r: b.round, p: b.percent === null ? "–" : pct(b.percent) }) : "–";
     fill(this.summary, h("h2", {}, t("c_your_summary")),
-      m.standing ? h("p", { id: "c-my-standing" }, t("c_my_standing", { p: m.standing.top ? m.standing.place : "–", pct: pct(m.standing.percent), mp: m.standing.mp, top: m.standing.top })) : null,
+      m.standing ? h("p", { id: "c-my-standing" }, t("c_my_standing", { p: m.standing.top ? m.standing.place : "–", pct: pct(m.standing.percent), mp: m.standing.mp,
+        top: t("n_mp", { n: m.standing.top }) })) : null,
       h("p", { id: "c-best" }, t("c_best"), ": ", line(m.best), " · ", t("c_worst"), ": ", line(m.worst)),
       h("ol", { class: "c-my-boards", id: "c-my-boards" }, m.boards.map((b) => h("li", { "data-stage": b.stage, "data-round": b.round },
         line(b), " ", t("c_mp_of", { mp: b.mp, top: b.top }), b.outcome !== "played" ? ` · ${t(`c_out_${b.outcome.replace(" ", "_")}`)}` : ""))));
@@ -348,7 +362,7 @@ export class CompetitionPage {
       adj.length ? h("ul", { id: "c-adjustment-list" }, adj.map((a) => h("li", {},
         t("c_adj_line", { s: a.stage, r: a.round, by: a.by, at: when(a.at) }), ": ",
         a.entrant !== null ? t("c_adj_mp", { e: (c.standings.find((r) => r.entrant === a.entrant) || { name: a.entrant }).name, mp: a.mp })
-          : t("c_adj_score", { tb: a.table, seat: a.seat + 1, sc: a.score }),
+          : tParts("c_adj_score", { tb: a.table, seat: a.seat + 1, sc: num(a.score) }),
         " — ", h("q", { class: "c-reason" }, a.reason)))) : null, form);
   }
 

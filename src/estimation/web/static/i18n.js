@@ -1,9 +1,19 @@
 // English and Arabic strings. t(key, args) fills {name} placeholders; Arabic switches the page to RTL.
+//
+// A counted string ("5 boards", "مرحلتان") is an object of plural forms instead of a string, its count in
+// {n}: English `one` and `other`, Arabic `zero`, `one`, `two`, `few` (3-10), `many` (11-99) and `other`
+// (100, 101...), as the browser's Intl.PluralRules names them; t() picks the form (pluralForm, the one place
+// that does), falling back on `other`. A sentence with a count in it takes the counted phrase as an argument
+// (`t("c_rules_swiss", { stages: t("n_stages", { n: 2 }), ... })`), so each count picks its own form.
 
 const en = {
   // --- names of lengths and bot levels (lengthName, levelName below; a ruleset names itself: rulesets.js) ---
   len_micro: "micro", len_mini: "mini", len_full: "full", len_standard: "standard", len_committee: "committee",
-  len_long: "long", len_option: "{name} ({n} rounds)",
+  len_long: "long", len_option: "{name} ({rounds})",
+  // --- counted phrases (plural forms: see the top) ---
+  n_rounds: { one: "{n} round", other: "{n} rounds" }, n_stages: { one: "{n} stage", other: "{n} stages" },
+  n_boards: { one: "{n} board", other: "{n} boards" }, n_entrants: { one: "{n} entrant", other: "{n} entrants" },
+  n_deal_sets: { one: "{n} deal set", other: "{n} deal sets" }, n_mp: { one: "{n} MP", other: "{n} MP" },
   "lvl_random": "random", "lvl_heuristic": "heuristic", "lvl_strong-fast": "strong-fast",
   "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong",
   "lvl_strong-deep": "strong-deep", bot_n: "Bot {n}",
@@ -36,7 +46,7 @@ const en = {
   s_lb_winrate_note: "The last {d} days: games won / games played (a game left counts as played); {m} games at least to rank.",
   s_lb_level_note: "The last {d} days: 30 points a win, 10 a draw, 4 a loss (a game left too).",
   s_rank: "#", s_win_rate: "Win rate", s_lb_empty: "Nobody ranks here yet.", s_prev: "‹ Previous", s_next: "Next ›",
-  s_page: "Page {p} of {n}", s_ranked: "{n} players ranked",
+  s_page: "Page {p} of {n}", s_ranked: { one: "{n} player ranked", other: "{n} players ranked" },
   s_guest_note: "You play as a guest: no password, no wallet and no daily coins. Create an account (sign out, then Create account) to keep them.",
   s_grant: "Daily coins", s_grant_text: "Once a day (UTC) your wallet is topped up to 1,000 coins.", s_grant_btn: "Get today's coins",
   s_grant_got: "+{g} coins: your balance is {b}.", s_grant_already: "Already granted today: your balance is {b}. The next grant: {at}.",
@@ -55,7 +65,7 @@ const en = {
   sign_in: "Sign in", create_account: "Create account", play_guest: "Play as guest", name: "Name",
   password: "Password", guest: "guest", welcome_title: "Estimation: the card table",
   welcome_text: "Sign in to keep your wallet and stats, or play at once as a guest.",
-  wallet: "Wallet", coins: "{n} coins", stats: "Stats", games: "Games", wins: "Wins", avg: "Average score",
+  wallet: "Wallet", coins: { one: "{n} coin", other: "{n} coins" }, stats: "Stats", games: "Games", wins: "Wins", avg: "Average score",
   make_rate: "Make rate", open_tables: "Open tables", playing_tables: "Tables in play",
   finished_tables: "Finished games", my_games: "My games", none: "None yet.",
   create_table: "Create a table", ruleset: "Ruleset", length: "Length", stake: "Stake", bots: "Bots",
@@ -106,7 +116,7 @@ const en = {
   pick_number: "Number of tricks", pick_suit: "Trump", with_on: "With {call}", no_dash: "No Dash", no_dashcall: "No Dash Call",
   scoreboard: "Scoreboard", bid: "Bid", total_est: "Estimates total", declarations: "Declarations",
   deal_of_round: "round {r}, deal {d}", no_declarations: "Nothing declared yet in this deal.",
-  seconds_left: "{n} seconds left", clock_warning: "A bot plays for you in {n} s unless you act.",
+  seconds_left: { one: "{n} second left", other: "{n} seconds left" }, clock_warning: "A bot plays for you in {n} s unless you act.",
   guest_no_stake: "guests play without staking", join_stakes: "taking a seat stakes {s} coins",
   stake_pot: "Stake {s} · Pot {p}", sit_stake: "Sit here (stake {s})",
   status_open: "Waiting for players", status_playing: "Playing", status_finished: "Finished", status_abandoned: "Closed",
@@ -145,12 +155,12 @@ const en = {
   // --- competitions (c_) ---
   c_competitions: "Competitions", c_competition: "Competition", c_list_running: "Running", c_list_upcoming: "Upcoming", c_list_finished: "Finished",
   c_kind_swiss: "swiss", c_kind_robot: "robot duplicate", c_kind: "Format", c_name: "Name", c_default_name: "Friday Cup",
-  c_entrants_n: "entrants: {n}", c_starts: "starts {w}", c_stages: "Stages", c_window_hours: "Window (hours)", c_instances: "Deal sets",
+  c_entrants_of: "{n} of {entrants}", c_starts: "starts {w}", c_stages: "Stages", c_window_hours: "Window (hours)", c_instances: "Deal sets",
   c_starts_in: "Starts in (minutes)", c_limit: "Entry limit (0: none)", c_create: "Create the competition", c_new: "Run a competition",
-  c_rules_swiss: "Duplicate {rs} {len}: {s} stages of {n} boards; every table of a stage plays the same deals, and you are compared, board by board and seat by seat, with everyone who held your cards (matchpoints). Bots ({level}) fill short tables.",
+  c_rules_swiss: "Duplicate {rs} {len}: {stages} of {boards}; every table of a stage plays the same deals, and you are compared, board by board and seat by seat, with everyone who held your cards (matchpoints). Bots ({level}) fill short tables.",
   c_rules_clock: "Turn clock: {s} s.", c_rules_noclock: "No turn clock.",
-  c_rules_robot: "Robot duplicate {rs} {len}: play {n} boards alone against three {level} bots, at your own pace, any time until {end}; you are compared with every entrant who held the same cards (matchpoints).",
-  c_rules_instances: "Entrants are spread over {k} deal sets.",
+  c_rules_robot: "Robot duplicate {rs} {len}: play {boards} alone against three {level} bots, at your own pace, any time until {end}; you are compared with every entrant who held the same cards (matchpoints).",
+  c_rules_instances: "Entrants are spread over {sets}.",
   c_in_hours: "in {h} h {m} min", c_in_min: "in {m} min {s} s", c_starts_in_x: "Starts {x}",
   c_status_upcoming: "upcoming", c_status_running: "running", c_status_paused: "paused", c_status_finished: "finished",
   c_director: "Director: {name}", c_stage_of: "stage {s} of {n}", c_invite: "Invite link:", c_entrants: "Entrants",
@@ -160,9 +170,9 @@ const en = {
   c_paused_note: "The director has paused the competition: the next stage waits.", c_over: "The competition is over.",
   c_standings: "Standings", c_top: "Top", c_travellers: "Travellers (the boards you have finished)", c_travellers_all: "Travellers", c_stage_n: "Stage {s}:",
   c_boards: "Boards:", c_board_aria: "Stage {s}, board {r}", c_no_boards: "Finish a board to see how every table played it.",
-  c_not_finished: "not finished", c_traveller: "Stage {s}, board {r}", c_top_n: "top {n} MP", c_tables_range: "Tables {a}–{b} of {n}", c_calls: "Calls / bids",
+  c_not_finished: "not finished", c_traveller: "Stage {s}, board {r}", c_top_n: "top {mp}", c_tables_range: "Tables {a}–{b} of {n}", c_calls: "Calls / bids",
   c_estimate: "Estimate", c_tricks: "Tricks", c_score: "Score", c_board_line: "stage {s} board {r}: {p}",
-  c_your_summary: "Your summary", c_my_standing: "Place {p}: {pct} ({mp} of {top} MP).", c_best: "Best", c_worst: "Worst",
+  c_your_summary: "Your summary", c_my_standing: "Place {p}: {pct} ({mp} of {top}).", c_best: "Best", c_worst: "Worst",
   c_out_left: "left", c_out_unfinished: "not finished", c_out_no_result: "no result", c_out_adjusted: "adjusted",
   c_adjustments: "Adjustments (audit trail)", c_adj_line: "Stage {s}, board {r}, by {by} ({at})", c_adj_mp: "{e} set to {mp} MP",
   c_adj_score: "table {tb} seat {seat} score set to {sc}", c_stage: "Stage", c_round: "Board", c_entrant: "Entrant",
@@ -204,7 +214,15 @@ const en = {
 
 const ar = {
   len_micro: "مصغّرة", len_mini: "قصيرة", len_full: "كاملة", len_standard: "قياسية", len_committee: "اللجنة",
-  len_long: "طويلة", len_option: "{name} ({n} جولة)",
+  len_long: "طويلة", len_option: "{name} ({rounds})",
+  // --- عبارات العدد (صيغ الجمع: انظر أعلى الملف) ---
+  n_rounds: { zero: "لا جولات", one: "جولة واحدة", two: "جولتان", few: "{n} جولات", many: "{n} جولة", other: "{n} جولة" },
+  n_stages: { zero: "لا مراحل", one: "مرحلة واحدة", two: "مرحلتان", few: "{n} مراحل", many: "{n} مرحلة", other: "{n} مرحلة" },
+  // بعد «من» وفي المفعول به: المثنى بالياء (من توزيعتين، العب توزيعتين)
+  n_boards: { zero: "لا توزيعات", one: "توزيعة واحدة", two: "توزيعتين", few: "{n} توزيعات", many: "{n} توزيعة", other: "{n} توزيعة" },
+  n_entrants: { zero: "لا مشاركين", one: "مشارك واحد", two: "مشاركان", few: "{n} مشاركين", many: "{n} مشاركًا", other: "{n} مشارك" },
+  n_deal_sets: { zero: "لا مجموعات توزيع", one: "مجموعة توزيع واحدة", two: "مجموعتي توزيع", few: "{n} مجموعات توزيع", many: "{n} مجموعة توزيع", other: "{n} مجموعة توزيع" },
+  n_mp: { zero: "{n} نقطة", one: "نقطة واحدة", two: "نقطتين", few: "{n} نقاط", many: "{n} نقطة", other: "{n} نقطة" },
   "lvl_random": "عشوائي", "lvl_heuristic": "بسيط", "lvl_strong-fast": "قوي سريع",
   "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي",
   "lvl_strong-deep": "قوي عميق", bot_n: "روبوت {n}",
@@ -237,7 +255,7 @@ const ar = {
   s_lb_winrate_note: "آخر {d} يومًا: المباريات الفائزة / المباريات الملعوبة (المغادرة تُحسب ملعوبة)؛ {m} مباراة على الأقل للترتيب.",
   s_lb_level_note: "آخر {d} يومًا: 30 نقطة للفوز، 10 للتعادل، 4 للخسارة (والمغادرة كذلك).",
   s_rank: "#", s_win_rate: "نسبة الفوز", s_lb_empty: "لا أحد في الترتيب بعد.", s_prev: "السابق", s_next: "التالي",
-  s_page: "الصفحة {p} من {n}", s_ranked: "{n} لاعبًا في الترتيب",
+  s_page: "الصفحة {p} من {n}", s_ranked: { zero: "لا أحد في الترتيب", one: "لاعب واحد في الترتيب", two: "لاعبان في الترتيب", few: "{n} لاعبين في الترتيب", many: "{n} لاعبًا في الترتيب", other: "{n} لاعب في الترتيب" },
   s_guest_note: "تلعب كضيف: بلا كلمة مرور ولا محفظة ولا عملات يومية. أنشئ حسابًا (سجّل الخروج ثم «إنشاء حساب») لتحتفظ بها.",
   s_grant: "العملات اليومية", s_grant_text: "مرة في اليوم (بتوقيت UTC) تُملأ محفظتك حتى 1,000 عملة.", s_grant_btn: "خذ عملات اليوم",
   s_grant_got: "+{g} عملة: رصيدك {b}.", s_grant_already: "أخذت عملات اليوم: رصيدك {b}. المنحة التالية: {at}.",
@@ -256,7 +274,7 @@ const ar = {
   sign_in: "تسجيل الدخول", create_account: "إنشاء حساب", play_guest: "العب كضيف", name: "الاسم",
   password: "كلمة المرور", guest: "ضيف", welcome_title: "استيميشن: طاولة اللعب",
   welcome_text: "سجّل الدخول لتحفظ محفظتك وإحصاءاتك، أو العب فورًا كضيف.",
-  wallet: "المحفظة", coins: "{n} عملة", stats: "الإحصاءات", games: "المباريات", wins: "الانتصارات",
+  wallet: "المحفظة", coins: { zero: "{n} عملة", one: "عملة واحدة", two: "عملتان", few: "{n} عملات", many: "{n} عملة", other: "{n} عملة" }, stats: "الإحصاءات", games: "المباريات", wins: "الانتصارات",
   avg: "متوسط النقاط", make_rate: "نسبة التحقيق", open_tables: "طاولات مفتوحة", playing_tables: "طاولات قيد اللعب",
   finished_tables: "مباريات منتهية", my_games: "مبارياتي", none: "لا شيء بعد.",
   create_table: "إنشاء طاولة", ruleset: "القواعد", length: "الطول", stake: "الرهان", bots: "الروبوتات",
@@ -307,7 +325,7 @@ const ar = {
   pick_number: "عدد الأكلات", pick_suit: "الطرنيب", with_on: "مع {call}", no_dash: "بدون داش", no_dashcall: "بدون داش كول",
   scoreboard: "لوحة النقاط", bid: "الطلب", total_est: "مجموع التوقعات", declarations: "الإعلانات",
   deal_of_round: "الجولة {r}، التوزيعة {d}", no_declarations: "لم يُعلن شيء بعد في هذه التوزيعة.",
-  seconds_left: "بقي {n} ثانية", clock_warning: "سيلعب روبوت عنك بعد {n} ث إن لم تلعب.",
+  seconds_left: { zero: "انتهى الوقت", one: "بقيت ثانية واحدة", two: "بقيت ثانيتان", few: "بقيت {n} ثوانٍ", many: "بقيت {n} ثانية", other: "بقيت {n} ثانية" }, clock_warning: "سيلعب روبوت عنك بعد {n} ث إن لم تلعب.",
   guest_no_stake: "الضيوف يلعبون بلا رهان", join_stakes: "الجلوس يراهن بـ {s} عملة",
   stake_pot: "الرهان {s} · الصندوق {p}", sit_stake: "اجلس هنا (رهان {s})",
   status_open: "بانتظار اللاعبين", status_playing: "قيد اللعب", status_finished: "انتهت", status_abandoned: "أُغلقت",
@@ -346,12 +364,12 @@ const ar = {
   // --- المسابقات (c_) ---
   c_competitions: "المسابقات", c_competition: "المسابقة", c_list_running: "جارية", c_list_upcoming: "قادمة", c_list_finished: "منتهية",
   c_kind_swiss: "سويسري", c_kind_robot: "دوبليكيت مع الروبوتات", c_kind: "النظام", c_name: "الاسم", c_default_name: "كأس الجمعة",
-  c_entrants_n: "المشاركون: {n}", c_starts: "تبدأ {w}", c_stages: "المراحل", c_window_hours: "المدة (ساعات)", c_instances: "مجموعات التوزيع",
+  c_entrants_of: "{n} من {entrants}", c_starts: "تبدأ {w}", c_stages: "المراحل", c_window_hours: "المدة (ساعات)", c_instances: "مجموعات التوزيع",
   c_starts_in: "تبدأ بعد (دقائق)", c_limit: "حد المشاركين (0: بلا حد)", c_create: "أنشئ المسابقة", c_new: "نظّم مسابقة",
-  c_rules_swiss: "دوبليكيت {rs} {len}: {s} مراحل من {n} توزيعات؛ كل طاولات المرحلة تلعب الأوراق نفسها، وتُقارَن توزيعة بتوزيعة ومقعدًا بمقعد بكل من أمسك أوراقك (نقاط المقارنة). الروبوتات ({level}) تكمل الطاولات الناقصة.",
+  c_rules_swiss: "دوبليكيت {rs} {len}: {stages} من {boards}؛ كل طاولات المرحلة تلعب الأوراق نفسها، وتُقارَن توزيعة بتوزيعة ومقعدًا بمقعد بكل من أمسك أوراقك (نقاط المقارنة). الروبوتات ({level}) تكمل الطاولات الناقصة.",
   c_rules_clock: "وقت الدور: {s} ث.", c_rules_noclock: "بلا وقت للدور.",
-  c_rules_robot: "دوبليكيت {rs} {len} مع الروبوتات: العب {n} توزيعات وحدك ضد ثلاثة روبوتات ({level}) على راحتك، في أي وقت حتى {end}؛ وتُقارَن بكل مشارك أمسك الأوراق نفسها (نقاط المقارنة).",
-  c_rules_instances: "يتوزع المشاركون على {k} مجموعات توزيع.",
+  c_rules_robot: "دوبليكيت {rs} {len} مع الروبوتات: العب {boards} وحدك ضد ثلاثة روبوتات ({level}) على راحتك، في أي وقت حتى {end}؛ وتُقارَن بكل مشارك أمسك الأوراق نفسها (نقاط المقارنة).",
+  c_rules_instances: "يتوزع المشاركون على {sets}.",
   c_in_hours: "بعد {h} س {m} د", c_in_min: "بعد {m} د {s} ث", c_starts_in_x: "تبدأ {x}",
   c_status_upcoming: "قادمة", c_status_running: "جارية", c_status_paused: "متوقفة مؤقتًا", c_status_finished: "منتهية",
   c_director: "المنظّم: {name}", c_stage_of: "المرحلة {s} من {n}", c_invite: "رابط الدعوة:", c_entrants: "المشاركون",
@@ -361,9 +379,9 @@ const ar = {
   c_paused_note: "أوقف المنظّم المسابقة مؤقتًا: المرحلة التالية تنتظر.", c_over: "انتهت المسابقة.",
   c_standings: "الترتيب", c_top: "الأقصى", c_travellers: "بطاقات التوزيعات (التي أنهيتها)", c_travellers_all: "بطاقات التوزيعات", c_stage_n: "المرحلة {s}:",
   c_boards: "التوزيعات:", c_board_aria: "المرحلة {s}، التوزيعة {r}", c_no_boards: "أنهِ توزيعة لترى كيف لعبتها كل الطاولات.",
-  c_not_finished: "لم تنتهِ", c_traveller: "المرحلة {s}، التوزيعة {r}", c_top_n: "الأقصى {n} نقطة", c_tables_range: "الطاولات {a}–{b} من {n}", c_calls: "الطلبات / المزايدات",
+  c_not_finished: "لم تنتهِ", c_traveller: "المرحلة {s}، التوزيعة {r}", c_top_n: "الأقصى {mp}", c_tables_range: "الطاولات {a}–{b} من {n}", c_calls: "الطلبات / المزايدات",
   c_estimate: "التقدير", c_tricks: "الأكلات", c_score: "النتيجة", c_board_line: "المرحلة {s} التوزيعة {r}: {p}",
-  c_your_summary: "ملخصك", c_my_standing: "المركز {p}: {pct} ({mp} من {top} نقطة).", c_best: "الأفضل", c_worst: "الأسوأ",
+  c_your_summary: "ملخصك", c_my_standing: "المركز {p}: {pct} ({mp} من {top}).", c_best: "الأفضل", c_worst: "الأسوأ",
   c_out_left: "غادر", c_out_unfinished: "لم تنتهِ", c_out_no_result: "بلا نتيجة", c_out_adjusted: "معدّلة",
   c_adjustments: "التعديلات (سجل المراجعة)", c_adj_line: "المرحلة {s}، التوزيعة {r}، بواسطة {by} ({at})", c_adj_mp: "{e}: صارت {mp} نقطة",
   c_adj_score: "الطاولة {tb} المقعد {seat}: صارت النتيجة {sc}", c_stage: "المرحلة", c_round: "التوزيعة", c_entrant: "المشارك",
@@ -414,9 +432,34 @@ export function setLang(l) {
 
 export function getLang() { return lang; }
 
-export function t(key, args = {}) {
+const pluralRules = {};
+
+/** The plural form of a count in the page's language ("one", "two", "few"...: Intl.PluralRules). */
+export function pluralForm(n) {
+  pluralRules[lang] ??= new Intl.PluralRules(lang);
+  return pluralRules[lang].select(Number(n));
+}
+
+/** A string's text in the page's language (English where it has none); a counted string's form for `n`. */
+function template(key, n) {
   const s = STRINGS[lang][key] ?? en[key] ?? key;
-  return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? String(args[k]) : `{${k}}`));
+  return typeof s === "string" ? s : s[pluralForm(n)] ?? s.other;
+}
+
+export function t(key, args = {}) {
+  return template(key, args.n).replace(/\{(\w+)\}/g, (_, k) => (k in args ? String(args[k]) : `{${k}}`));
+}
+
+/**
+ * t() for a sentence with page elements in it: each argument that is a DOM node (a num(), a link) goes in
+ * where its placeholder is, as that node; a number put in an Arabic sentence as text shows its minus after
+ * its digits ("-31" as "31-"), a num() keeps it left to right. The parts, for h() to append.
+ */
+export function tParts(key, args = {}) {
+  return template(key, args.n).split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
+    const k = /^\{(\w+)\}$/.exec(part)?.[1];
+    return k !== undefined && k in args ? (args[k] instanceof Node ? args[k] : String(args[k])) : part;
+  });
 }
 
 /** A name the server gives (a length's, a bot level's) in the page's language: the
@@ -430,4 +473,4 @@ export function lengthName(name) { return named("len_", name); }
 export function levelName(name) { return named("lvl_", name); }
 
 /** A length picker's option: its name and how many rounds it has ("committee (13 rounds)"). */
-export function lengthOption(name, rounds) { return t("len_option", { name: lengthName(name), n: rounds }); }
+export function lengthOption(name, rounds) { return t("len_option", { name: lengthName(name), rounds: t("n_rounds", { n: rounds }) }); }

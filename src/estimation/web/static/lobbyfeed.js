@@ -29,6 +29,14 @@ export function seatName(s) {
 /** A bot's name at a seat, in the page's language (the server names its bots "Bot N" in English). */
 export function botName(seat) { return t("bot_n", { n: seat + 1 }); }
 
+/** A game's four players as the page names them: a bot's seat by botName, in the page's language (the
+ *  server's view names its bots "Bot N" in English; the table's `seats` say which are bots by `bot`, a marker
+ *  in no language), anyone else by the name the server gives (a person who left and whom a bot replaced
+ *  keeps their own name: their seat is no bot's). */
+export function playerNames(players, seats) {
+  return players.map((name, s) => (seats && seats[s] && seats[s].bot ? botName(s) : name));
+}
+
 /** The four seats of a table: each name a profile link, bots marked, empty seats said. */
 export function seatsLine(table) {
   const parts = [];

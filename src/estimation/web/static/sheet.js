@@ -1,13 +1,11 @@
 // The round breakdown table, the score sheet and a partnership game's sides, shared by the table, the replays
 // and the calculator. What differs by ruleset comes from what it declares (its `score_lines`), never its name.
 import { h, trumpText, num } from "./common.js";
-import { t } from "./i18n.js";
+import { t, tParts } from "./i18n.js";
 
 const signText = (n) => (n > 0 ? `+${n}` : String(n));
 /** A score with its sign, kept left to right (num): in Arabic "-2" showed as "2-". */
 const sign = (n) => num(signText(n));
-/** A sentence with a node where it says \u0000 (a number kept left to right in a translated sentence). */
-const around = (text, node) => { const [a, b] = text.split("\u0000"); return [a, node, b]; };
 /** Every breakdown field a ruleset may score on, in the sheet's order. */
 const FIELDS = ["base", "caller_with", "only", "risk", "dash_call", "dash"];
 /** A ruleset's own heading for a line (its `score_lines`) as a translated one: egyptian heads its
@@ -124,6 +122,6 @@ export function sidesList(sides, players, id = "sides") {
   return h("ul", { class: "sides", id }, sides.seats.map((pair, i) => h("li", { "data-side": i, class: `side-${i}` },
     h("strong", {}, sideName(i)), " (", partnerNames(pair, players), "): ",
     h("span", { class: "side-total" }, num(sides.totals[i])),
-    sides.round ? h("span", { class: "side-round" }, " (", around(t("this_round", { n: "\u0000" }), sign(sides.round[i])), ")") : null,
+    sides.round ? h("span", { class: "side-round" }, " (", tParts("this_round", { n: sign(sides.round[i]) }), ")") : null,
     sides.places ? h("span", { class: "side-place" }, ` · ${t("side_place", { n: sides.places[i] })}`) : null)));
 }

@@ -11,7 +11,7 @@ import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
 import { serverText } from "./errors.js";
-import { toast, tableName, botName } from "./lobbyfeed.js";
+import { toast, tableName, botName, playerNames } from "./lobbyfeed.js";
 
 /** Error codes that end the page's session (signed out everywhere, the account deleted, expired). */
 const SESSION_ENDED = new Set(["signed_out", "session_expired"]);
@@ -339,6 +339,13 @@ export class TablePage {
   }
 
   // --- drawing ------------------------------------------------------------------------------------
+  /** The view on show as the page draws it: its players named in the page's language (playerNames: a bot's
+   *  seat by the table's `bot` marker, never the server's English "Bot N"), drawn afresh in a new language. */
+  drawn() {
+    const v = this.shown;
+    return v && { ...v, players: playerNames(v.players, this.table && this.table.seats) };
+  }
+
   base() { return this.seat === null ? 0 : this.seat; }
   pos(seat) { return POS[(seat - this.base() + 4) % 4]; }
 
@@ -371,7 +378,7 @@ export class TablePage {
   render() {
     if (this.closed) return;
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
-    const v = this.shown;
+    const v = this.drawn();
     this.el.dataset.version = this.shownVersion ?? "";
     this.el.dataset.seat = this.seat ?? "";
     this.el.dataset.busy = this.busy || this.queue.length ? "1" : "0";
@@ -487,7 +494,7 @@ export class TablePage {
     const tb = this.table;
     const me = this.seat === null || !tb ? null : tb.seats[this.seat];
     if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
-    const v = this.shown;
+    const v = this.drawn();
     const ends = !!(v && v.rules.leaver_ends_match);
     // "Last among the stakers" only where people staked: at an unstaked table, last.
     const lines = [ends ? t("leave_ends_match") : t(tb.stake ? "leave_bot_plays" : "leave_bot_plays_free")];
@@ -652,7 +659,7 @@ export class TablePage {
   }
 
   async hint() {
-    const v = this.shown;
+    const v = this.drawn();
     if (!v || !this.myTurn()) return;
     const box = this.dialog("hint", t("hint"), h("p", { id: "hint-wait" }, t("hint_wait")));
     let res;
@@ -680,7 +687,7 @@ export class TablePage {
   }
 
   lastTrick() {
-    const v = this.shown;
+    const v = this.drawn();
     if (!v) return;
     const last = v.tricks[v.tricks.length - 1];
     if (!last) { this.dialog("last-trick", t("last_trick"), h("p", {}, t("no_last_trick"))); return; }
@@ -691,13 +698,13 @@ export class TablePage {
   }
 
   sheet() {
-    const v = this.shown;
+    const v = this.drawn();
     if (!v) return;
     this.dialog("sheet", t("score_sheet"), scoreSheet(v.results, v.players, v.totals, this.sideSeats(v)));
   }
 
   checkRoundEnd() {
-    const v = this.shown;
+    const v = this.drawn();
     if (!v) return;
     if (this.seenResults === null) { this.seenResults = v.results.length; if (v.over) this.showEnd(); return; }
     if (v.results.length > this.seenResults) {
@@ -714,7 +721,7 @@ export class TablePage {
   }
 
   roundEnd() {
-    const v = this.shown;
+    const v = this.drawn();
     const r = v && v.results[v.results.length - 1];
     if (!r) return;
     this.dialog("round-end", t("round_end", { r: r.round }),
@@ -726,7 +733,7 @@ export class TablePage {
   }
 
   matchEnd() {
-    const v = this.shown;
+    const v = this.drawn();
     const order = [0, 1, 2, 3].sort((a, b) => v.places[a] - v.places[b] || a - b);
     const last = v.results[v.results.length - 1];
     const pay = this.payout;
