@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import web_helpers as w
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 
 def _shots(tmp_path: Path) -> Path:
@@ -114,7 +115,11 @@ def test_two_stage_swiss_people_and_bots(browser: Any, web_server: Any, tmp_path
             if not waited and not raced and status["stage"] == 1 and status["tables_finished"] == 1:
                 done = next((p for p in pages if p.locator("#match-end-competition").count()), None)
                 if done is not None:
-                    done.click("#match-end-competition")
+                    try:
+                        done.click("#match-end-competition", timeout=5_000)
+                    except PlaywrightTimeoutError:
+                        # Gone between the look and the click: stage 2 took this person to its table.
+                        done.wait_for_url(re.compile(r"#/table/\d+$"), timeout=30_000)
                     # Waiting for the other table, unless it finished meanwhile (a loaded machine: both
                     # tables can end together) and stage 2 took this person to its table.
                     done.wait_for_function("() => (document.getElementById('c-wait')?.textContent || '')"
