@@ -138,6 +138,16 @@ def partial(record: dict[str, Any], rounds: int) -> dict[str, Any]:
     return out
 
 
+async def a_robot(url: str) -> tuple[Hub, Robot]:
+    """A hub on ``url``'s database (migrated) and a robot competition written in it; every cache empty."""
+    hub = Hub(Settings(database_url=url), Social)
+    await migrate(hub.engine)
+    robot = Robot(hub)
+    forget()
+    await robot.make()
+    return hub, robot
+
+
 async def nothing() -> None:
     return None
 
@@ -147,11 +157,7 @@ def test_a_read_from_what_changed_is_a_fresh_read(kind: str, database_url_factor
     url = database_url_factory(kind)  # outside the loop: PostgreSQL's is made by a loop of its own
 
     async def go() -> None:
-        hub = Hub(Settings(database_url=url), Social)
-        await migrate(hub.engine)
-        robot = Robot(hub)
-        forget()
-        await robot.make()
+        hub, robot = await a_robot(url)
         steps: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
             ("nothing changed", nothing),
             ("an entry registers", robot.register),
@@ -192,11 +198,7 @@ def test_a_read_is_whole_when_another_read_adds_tables_while_it_waits(kind: str,
     url = database_url_factory(kind)
 
     async def go() -> None:
-        hub = Hub(Settings(database_url=url), Social)
-        await migrate(hub.engine)
-        robot = Robot(hub)
-        forget()
-        await robot.make()
+        hub, robot = await a_robot(url)
         session = hub.session
         meddled = False
 
