@@ -1,11 +1,12 @@
 """Are the hints' chances of making the estimate right? Brier score and a reliability table by decile.
 
-    nice -n 10 python bench/hint_calibration.py --games 6 --rate 1.0 --seed 44 --out results/hint/fit44
-    nice -n 10 python bench/hint_calibration.py --games 6 --rate 1.0 --seed 45 --out results/hint/heldout45
+    nice -n 10 python bench/hint_calibration.py --games 6 --seed 44 --out results/hint/fit44
+    nice -n 10 python bench/hint_calibration.py --games 6 --seed 45 --out results/hint/heldout45
     python bench/hint_calibration.py --load results/hint/fit44.json \
         --fit src/estimation/hint_calibration.json --out results/hint/fit
     python bench/hint_calibration.py --load results/hint/heldout45.json \
-        --calibration src/estimation/hint_calibration.json --out docs/bots-results/hint-calibration-heldout
+        --calibration src/estimation/hint_calibration.json --one-map-from results/hint/fit44.json \
+        --out docs/bots-results/hint-calibration
 
 Four ``strong-fast`` bots play whole games of koutchina full, classic full and egyptian committee (seeds
 ``SEED * 1000 + i``, a game of each ruleset in turn). At a share ``--rate`` of the decisions where the seat
@@ -24,8 +25,8 @@ round (every decision of a seat in a round shares one outcome, so the decisions 
 ``--fit FILE`` fits the recalibration (:func:`estimation.hint.fit_calibrations`: an isotonic map per
 group of decisions) on all the decisions and writes it to FILE (the report is then in-sample);
 ``--calibration FILE`` reports the decisions raw and through the maps in FILE (held out: from other
-seeds than the fit's); ``--one-map-seeds`` adds the report through a single map for all decisions
-(:func:`estimation.hint.fit_calibration`, the calibration before the groups) fitted on those games.
+seeds than the fit's); ``--one-map-from FIT.json`` adds the report through a single map for all
+decisions (:func:`estimation.hint.fit_calibration`, as before the groups) fitted on FIT.json.
 ``--seeds`` keeps only some games of ``--load``: a fit on some games of a run, a report on the others.
 ``--cross-fit`` reports every decision through maps fitted on the games of the other seeds (a game of
 each ruleset a seed), so all the decisions are held out from the map that judges them: the measurement
@@ -35,6 +36,7 @@ when one run must serve for both the fit and the report.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
@@ -155,19 +157,29 @@ def plot(tables: dict[str, dict[str, Any]], path: Path) -> bool:
     return True
 
 
+def read_games(path: str) -> list[dict[str, Any]]:
+    """The games (and their decisions) of a run's OUT.json, or of its gzipped copy (docs/bots-results)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        games: list[dict[str, Any]] = json.load(f)["games"]
+    return games
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=8, help="games per ruleset")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="start at this game (seed SEED * 1000 + it): more games for an earlier run")
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--rate", type=float, default=1.0)
     parser.add_argument("--out", default="hint-calibration")
     parser.add_argument("--fit", default=None, help="fit the recalibration on these decisions; write it here")
     parser.add_argument("--calibration", default=None, help="also report through this recalibration")
-    parser.add_argument("--one-map-seeds", default=None, help="with --load: also report through one map "
-                        "for all decisions fitted on the games of these seeds (against the maps per group)")
-    parser.add_argument("--load", default=None, help="the decisions of an earlier run's OUT.json instead "
-                                                      "of playing games")
+    parser.add_argument("--one-map-from", default=None, help="also report through one map for all decisions "
+                        "fitted on the decisions of this OUT.json (against the maps per group)")
+    parser.add_argument("--load", nargs="+", default=None,
+                        help="the decisions of earlier runs' OUT.json files instead of playing games")
     parser.add_argument("--cross-fit", action="store_true", help="also report every game through the maps "
                         "(per group, and one for all) fitted on the games of the other seeds")
     parser.add_argument("--seeds", default=None, help="with --load: only the games of these seeds "
@@ -177,9 +189,10 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     games: list[dict[str, Any]] = []
     if args.load:
-        loaded = json.loads(Path(args.load).read_text(encoding="utf-8"))["games"]
-        games = [x for x in loaded if not args.seeds or str(x["seed"]) in args.seeds.split(",")]
-    for g in range(0 if args.load else args.games):
+        for path in args.load:
+            loaded = read_games(path)
+            games += [x for x in loaded if not args.seeds or str(x["seed"]) in args.seeds.split(",")]
+    for g in range(args.first_game, args.first_game if args.load else args.games):
         for spec in RULESETS:  # a game of each in turn: a run cut short still covers every ruleset
             seed = args.seed * 1000 + g
             games.append({"ruleset": spec, "seed": seed,
@@ -200,8 +213,8 @@ def main() -> None:
     if cal is not None:
         tables[label] = table(
             [(recalibrate(cal, p, phase, left), m, c) for p, m, phase, left, c in rows])
-    if args.load and args.one_map_seeds:
-        fit_on = [x for x in loaded if str(x["seed"]) in args.one_map_seeds.split(",")]
+    if args.one_map_from:
+        fit_on = read_games(args.one_map_from)
         one = fit_calibration([(float(d[0]), int(d[1])) for x in fit_on for d in x["decisions"]])
         tables["one map for all decisions"] = table(
             [(apply_calibration(one, p), m, c) for p, m, _, _, c in rows])

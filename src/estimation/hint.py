@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +89,12 @@ def _representative(action: Action, candidates: list[Action]) -> Action:
 #: A play decision with this many cards or fewer left in the seat's hand is in the ``play-late`` group. The
 #: raw chance errs differently by phase: at the estimate the whole deal is played out by the heuristic
 #: policy; late in the play few unknown cards remain (and the last three tricks are solved exactly), so a
-#: raw 0.99 is made about 95% of the time late in the play but 71% early, and a single map for all
+#: raw 0.9 or more is made about 96% of the time late in the play but 75% early, and a single map for all
 #: decisions pulls the one down with the other (docs/bots.md, Hints' calibration).
 LATE_PLAY_CARDS = 4
 GROUPS = ("estimate", "play-early", "play-late")
+#: The shipped file's format: 3, a step map per group (2 had lines between the blocks' means).
+SCHEMA = 3
 
 
 def calibration_group(phase: str, cards_left: int) -> str:
@@ -109,25 +110,25 @@ def fit_calibration(pairs: list[tuple[float, int]], bins: int = 20) -> list[list
 
     The predictions are grouped into ``bins`` equal-width bins, then the bins' observed rates are made
     non-decreasing by pooling adjacent violators (isotonic regression, weighted by the bins' counts).
-    Returns ``[[predicted mean, calibrated], ...]`` knots, interpolated linearly by
-    :func:`apply_calibration`."""
-    sums = [[0.0, 0.0, 0] for _ in range(bins)]
+    Returns ``[[lower edge, calibrated], ...]``, a block of pooled bins each, applied as a step function by
+    :func:`apply_calibration`. A step, not a line between the blocks' means: the raw chances crowd at 0
+    and 1, so neighbouring blocks' means can be far apart and a line between them gave the predictions in
+    the gap a chance well off their own block's (measured: docs/bots.md, Hints' calibration)."""
+    sums = [[0.0, 0] for _ in range(bins)]
     for p, made in pairs:
         b = min(bins - 1, int(p * bins))
-        sums[b][0] += p
-        sums[b][1] += made
-        sums[b][2] += 1
-    blocks: list[list[float]] = []  # [sum p, sum made, n]
-    for sp, sm, n in sums:
+        sums[b][0] += made
+        sums[b][1] += 1
+    blocks: list[list[float]] = []  # [lower edge, sum made, n]
+    for b, (made_sum, n) in enumerate(sums):
         if n == 0:
             continue
-        blocks.append([sp, sm, float(n)])
+        blocks.append([b / bins, made_sum, float(n)])
         while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] >= blocks[-1][1] / blocks[-1][2]:
-            sp2, sm2, n2 = blocks.pop()
-            blocks[-1][0] += sp2
+            _, sm2, n2 = blocks.pop()
             blocks[-1][1] += sm2
             blocks[-1][2] += n2
-    return [[sp / n, sm / n] for sp, sm, n in blocks]
+    return [[edge, made_sum / n] for edge, made_sum, n in blocks]
 
 
 def fit_calibrations(decisions: list[tuple[float, int, str, int]], bins: int = 20) -> dict[str, Any]:
@@ -137,27 +138,31 @@ def fit_calibrations(decisions: list[tuple[float, int, str, int]], bins: int = 2
     by_group: dict[str, list[tuple[float, int]]] = {g: [] for g in GROUPS}
     for p, made, phase, cards_left in decisions:
         by_group[calibration_group(phase, cards_left)].append((p, made))
-    return {"schema": 2, "late_play_cards": LATE_PLAY_CARDS,
+    return {"schema": SCHEMA, "late_play_cards": LATE_PLAY_CARDS,
             "groups": {g: fit_calibration(xs, bins) for g, xs in by_group.items() if xs}}
 
 
 def apply_calibration(knots: list[list[float]], p: float) -> float:
-    """``p`` through the map :func:`fit_calibration` fitted (linear between knots, flat beyond them)."""
+    """``p`` through the map :func:`fit_calibration` fitted: the rate of the block ``p`` falls in (the
+    last whose lower edge is at or below it; the first block for a ``p`` below every edge)."""
     if not knots:
         return p
-    if p <= knots[0][0]:
-        return knots[0][1]
-    for (x0, y0), (x1, y1) in pairwise(knots):
-        if p <= x1:
-            return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
-    return knots[-1][1]
+    rate = knots[0][1]
+    for edge, calibrated in knots:
+        if edge > p:
+            break
+        rate = calibrated
+    return rate
 
 
 def recalibrate(calibration: dict[str, Any], p: float, phase: str, cards_left: int) -> float:
     """``p`` through its group's map in ``calibration`` (:func:`fit_calibrations`); a group without a
     map, or no calibration at all, leaves ``p`` raw."""
-    if calibration.get("late_play_cards", LATE_PLAY_CARDS) != LATE_PLAY_CARDS:
-        raise ValueError("the calibration was fitted for other groups: refit it (bench/hint_calibration.py)")
+    if not calibration:
+        return p
+    if calibration.get("schema") != SCHEMA or calibration.get("late_play_cards") != LATE_PLAY_CARDS:
+        raise ValueError("the calibration was fitted for other groups or maps: refit it "
+                         "(bench/hint_calibration.py)")
     knots: list[list[float]] = calibration.get("groups", {}).get(calibration_group(phase, cards_left), [])
     return apply_calibration(knots, p)
 

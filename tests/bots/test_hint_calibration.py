@@ -15,6 +15,7 @@ from estimation.hint import (
     CALIBRATION_FILE,
     GROUPS,
     LATE_PLAY_CARDS,
+    SCHEMA,
     apply_calibration,
     calibration_group,
     fit_calibrations,
@@ -82,12 +83,14 @@ def test_no_calibration_leaves_the_raw_chance() -> None:
 
 def test_a_calibration_for_other_groups_is_refused() -> None:
     with pytest.raises(ValueError, match="refit"):
-        recalibrate({"late_play_cards": LATE_PLAY_CARDS + 1, "groups": {}}, 0.5, "play", 3)
+        recalibrate({"schema": SCHEMA, "late_play_cards": LATE_PLAY_CARDS + 1, "groups": {}}, 0.5, "play", 3)
+    with pytest.raises(ValueError, match="refit"):
+        recalibrate({"schema": SCHEMA - 1, "late_play_cards": LATE_PLAY_CARDS, "groups": {}}, 0.5, "play", 3)
 
 
 def test_the_shipped_calibration_has_a_monotone_map_for_every_group() -> None:
     calibration = load_calibration(CALIBRATION_FILE)
-    assert calibration["schema"] == 2 and set(calibration["groups"]) == set(GROUPS)
+    assert calibration["schema"] == SCHEMA and set(calibration["groups"]) == set(GROUPS)
     for knots in calibration["groups"].values():
         ys = [y for _, y in knots]
         assert ys == sorted(ys) and all(0 <= y <= 1 for y in ys)
