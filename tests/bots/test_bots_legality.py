@@ -59,7 +59,7 @@ def test_strong_plays_legally_at_a_small_budget(level: str, ruleset: str, length
 
 
 def test_make_bot_levels() -> None:
-    assert LEVELS == ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-deep")
+    assert LEVELS == ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong")
     for level in LEVELS:
         assert make_bot(level, 1).name == level
     with pytest.raises(ValueError, match="unknown bot level"):

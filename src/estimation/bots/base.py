@@ -14,8 +14,9 @@ from typing import Any, Protocol
 #: (:mod:`.strong2`) carries its sampled deals through a deal and races its candidates: about a sixth of the
 #: CPU a decision, and measured weaker (docs/bots.md), so it is a level of its own, for cheap seats, and not
 #: ``strong``. ``strong-fast-plus``: the same machinery at 64 deals a decision, between the two.
-#: ``strong-deep``: ``strong`` at twice the deals, about twice the CPU, measured stronger (docs/bots.md).
-LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-deep")
+#: No level above ``strong``: twice its deals (``strong@128`` in the tournament), at twice its CPU, measured
+#: no stronger (docs/bots.md, "Bot levels by feel").
+LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong")
 
 
 class Bot(Protocol):
@@ -30,14 +31,11 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     """A view-only bot of ``level`` (one of :data:`LEVELS`)."""
     from .heuristic import HeuristicBot
     from .random_bot import RandomBot
-    from .search import Budget
     from .strong import StrongBot
     from .strong2 import Strong2Bot
 
     if level == "strong":
         return StrongBot(seed, name="strong")
-    if level == "strong-deep":
-        return StrongBot(seed, Budget.deep(), name="strong-deep")
     if level == "strong-fast-plus":
         from .strong2 import RaceBudget
 

@@ -37,8 +37,6 @@ from .side import sparing, value
 #: Stand-in value of a deal that is thrown in (every seat passed): roughly a seat's average round score.
 REDEAL_VALUE = 5.0
 MAX_DECLARATIONS = 80
-#: Deals a decision of the `strong-deep` level (``strong``: 64).
-DEEP_SAMPLES = 128
 
 
 @dataclass(slots=True)
@@ -58,12 +56,6 @@ class Budget:
     #: In a partnership game, judge a candidate by the side's score (the seat's and its partner's); False
     #: plays for the seat alone (the measurement's reference, ``strong-seat``).
     for_side: bool = True
-
-    @classmethod
-    def deep(cls) -> Budget:
-        """The `strong-deep` level: `strong`'s search at twice the deals (128 for every decision), for
-        players who want the strongest bot and can wait for it; its gain and cost are in docs/bots.md."""
-        return cls(samples=DEEP_SAMPLES, play_samples=DEEP_SAMPLES)
 
 
 @dataclass(slots=True)

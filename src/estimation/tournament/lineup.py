@@ -26,9 +26,8 @@ from ..bots.strong2 import RaceBudget, Strong2Bot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-deep",
-                     "strong-noevidence", "strong-random", "strong-tight", "strong-seat", "omniscient",
-                     "ismcts")
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-noevidence",
+                     "strong-random", "strong-tight", "strong-seat", "omniscient", "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -45,7 +44,7 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
     Only ``omniscient`` reads hidden cards from ``game``; ``ismcts`` redeals them from the seat's
     information before it searches (see :mod:`estimation.research.ismcts_seat`)."""
     base, _, samples = level.partition("@")
-    budget = Budget.deep() if base == "strong-deep" else Budget()
+    budget = Budget()
     if samples:
         budget.samples = budget.play_samples = int(samples)
     if base == "random":
@@ -62,7 +61,7 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         if samples:
             race.play_deals = race.declaration_deals = race.batch = int(samples)
         return Strong2Bot(seed, race, name=level)
-    if base in ("strong", "strong-deep"):
+    if base == "strong":
         # Counted in deals only: the 0.8 s wall-clock safety cap, reached on a starved machine, would
         # make the reference weaker and its games depend on the load (the strong-fast levels have no cap).
         budget.max_seconds = float("inf")

@@ -15,8 +15,7 @@ const en = {
   n_boards: { one: "{n} board", other: "{n} boards" }, n_entrants: { one: "{n} entrant", other: "{n} entrants" },
   n_deal_sets: { one: "{n} deal set", other: "{n} deal sets" }, n_mp: { one: "{n} MP", other: "{n} MP" },
   "lvl_random": "random", "lvl_heuristic": "heuristic", "lvl_strong-fast": "strong-fast",
-  "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong",
-  "lvl_strong-deep": "strong-deep", bot_n: "Bot {n}",
+  "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong", bot_n: "Bot {n}",
   c_no_boards_watcher: "Every board's traveller opens here once its stage is over at every table.",
   c_leave_cost: "You leave the competition: you score 0 MP on every board your table has not finished (their tops still count), and you play no later stage.",
   // --- describe.js (record actions as sentences) and the replay's controls ---
@@ -224,8 +223,7 @@ const ar = {
   n_deal_sets: { zero: "لا مجموعات توزيع", one: "مجموعة توزيع واحدة", two: "مجموعتي توزيع", few: "{n} مجموعات توزيع", many: "{n} مجموعة توزيع", other: "{n} مجموعة توزيع" },
   n_mp: { zero: "{n} نقطة", one: "نقطة واحدة", two: "نقطتين", few: "{n} نقاط", many: "{n} نقطة", other: "{n} نقطة" },
   "lvl_random": "عشوائي", "lvl_heuristic": "بسيط", "lvl_strong-fast": "قوي سريع",
-  "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي",
-  "lvl_strong-deep": "قوي عميق", bot_n: "روبوت {n}",
+  "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي", bot_n: "روبوت {n}",
   c_no_boards_watcher: "تُفتح هنا نتائج كل توزيعة لكل الطاولات بعد انتهاء مرحلتها على كل الطاولات.",
   c_leave_cost: "تغادر المسابقة: تنال 0 نقطة مقارنة في كل توزيعة لم تنهها طاولتك (وتُحتسب قممها)، ولا تلعب أي مرحلة لاحقة.",
   // --- describe.js وأزرار الإعادة ---
