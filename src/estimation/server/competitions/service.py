@@ -392,7 +392,7 @@ class Competitions:
                           created_at=now)
         async with self.hub.session() as db, db.begin():
             db.add(row)
-        self.wake()
+        self.wake()  # here at once, the bus up or down (its news reaches this process too, when up)
         self.hub.bus.publish(COMPETITIONS, {"type": "competition_created", "competition": row.id})
         await self._announce(row.id)
         return row
