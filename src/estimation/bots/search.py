@@ -15,6 +15,8 @@ search is deterministic; the wall-clock cap only cuts a runaway decision short.
 
 from __future__ import annotations
 
+import functools
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -211,9 +213,48 @@ def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: rand
     return evals
 
 
+#: The environment variable that picks the play evaluation: ``python`` forces the pure-Python loop below
+#: (the reference: tests, benchmarks), ``numba`` requires the compiled kernel (an error without numba), and
+#: anything else (the default) uses the kernel when numba is importable.
+KERNEL_ENV = "ESTIMATION_KERNEL"
+
+#: What the compiled kernel returns per candidate card: the seat's trick histogram and its summed value.
+CardOutcomes = Callable[[Sequence[Sequence[int]], Sequence[int], int, int, int, Sequence[int],
+                         Sequence[int], Sequence[int], bool, Callable[[tuple[int, ...]], Sequence[int]]],
+                        list[tuple[list[int], int]]]
+
+
+@functools.cache
+def _compiled_kernel() -> CardOutcomes | None:
+    """:func:`.kernel.card_outcomes` if numba is importable (the ``fast`` extra), else None. Imported on
+    the first play decision, not with this module: importing numba costs about 0.4 s of CPU."""
+    try:
+        from .kernel import card_outcomes
+    except ImportError:
+        return None
+    return card_outcomes
+
+
+def play_kernel(budget: Budget) -> CardOutcomes | None:
+    """The one place that chooses how a play decision is evaluated: the compiled kernel (the same trick
+    counts, so the same decisions, at a fraction of the CPU) or None for the pure-Python loop. The kernel
+    ports only the policy rollout and the exact endgame; ``random`` rollouts stay in Python."""
+    choice = os.environ.get(KERNEL_ENV, "")
+    if budget.rollout != "policy" or choice == "python":
+        return None
+    kernel = _compiled_kernel()
+    if kernel is None and choice == "numba":
+        raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not importable: pip install 'estimation[fast]'")
+    return kernel
+
+
 def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
                    rng: random.Random, start: float) -> None:
     scorer = Scorer(shadow_game(info, deals[0]))
+    kernel = play_kernel(budget)
+    if kernel is not None:
+        _evaluate_play_compiled(kernel, info, evals, deals, budget, scorer, start)
+        return
     trump = info.trump if info.trump is not None else 4
     targets = [e if e is not None else 0 for e in info.estimates]
     me = info.seat
@@ -236,6 +277,34 @@ def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], 
             ev.tricks[tricks[me]] += 1
             ev.score_sum += value(scores, me, side)
             ev.n += 1
+
+
+def _evaluate_play_compiled(kernel: CardOutcomes, info: Info, evals: list[Evaluation],
+                            deals: list[list[int]], budget: Budget, scorer: Scorer, start: float) -> None:
+    """The loop above in one call of the compiled kernel: every deal, every candidate. The wall-clock cap
+    is checked once, before it (a starved machine gets the first deal only, as the loop would); the policy
+    rollout draws no random number, so ``rng`` is not needed."""
+    if time.perf_counter() - start > budget.max_seconds:
+        deals = deals[:1]
+    side = info.partners and budget.for_side
+
+    def plays_for(tricks: tuple[int, ...]) -> list[int]:
+        scores = scorer(tricks)
+        return [value(scores, seat, side) for seat in range(4)]
+
+    cards: list[int] = []
+    for ev in evals:
+        assert ev.action.card is not None
+        cards.append(int(ev.action.card))
+    trump = info.trump if info.trump is not None else 4
+    targets = [e if e is not None else 0 for e in info.estimates]
+    exact = info.hand.bit_count() <= budget.exact_tricks
+    outcomes = kernel(deals, cards, info.seat, trump, info.leader, info.trick, info.won, targets, exact,
+                      plays_for)
+    for ev, (histogram, total) in zip(evals, outcomes, strict=True):
+        ev.tricks = [a + b for a, b in zip(ev.tricks, histogram, strict=True)]
+        ev.score_sum += total
+        ev.n += len(deals)
 
 
 def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
