@@ -10,6 +10,7 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # Every package at the version pinned in constraints.txt (what a user installs), each file checked against its
 # sha256 in requirements.lock: CI installs exactly those bytes or fails. Then the project, with no more deps.
+# The lock holds the fast extra's numba too: tests/bots/test_bots_compiled.py fails (never skips) without it.
 .venv/bin/python -m pip install --quiet --require-hashes -r requirements.lock
 .venv/bin/python -m pip install --quiet --no-deps -e .
 # The server tests run on SQLite and on PostgreSQL; tests/server/conftest.py starts a throwaway cluster from
