@@ -1,7 +1,8 @@
 """What the competition pages and a table say, in English and Arabic: a negative score reads "-31" in an
 Arabic sentence (a director's score adjustment) and in the traveller; counted words take the plural form of
 their count (Arabic's six, by the browser's Intl.PluralRules); a person who left their competition table is
-offered no way back to it, in every ruleset and kind; a table's bots are named in the page's language.
+offered no way back to it and is told it is out, in every ruleset and kind; a table's bots are named in the
+page's language.
 
 Screenshots of the pages go to $ESTIMATION_SCREENSHOTS, else to the test's temporary folder.
 """
@@ -184,6 +185,11 @@ def test_counted_words_take_the_plural_form_of_their_count(browser: Any, web_ser
 
 
 # --- 3. a leaver is offered no way back to the table -------------------------------------------------
+#: What the competition page says to a leaver, in each language: the wait line and the boards' note.
+LEFT_WORDS = {"en": ("You left this competition", "You left before finishing a board"),
+              "ar": ("غادرت هذه المسابقة", "غادرت قبل أن تُنهي توزيعة")}
+
+
 @pytest.mark.parametrize(("ruleset", "length", "kind"), [
     ("koutchina", "micro", "robot"), ("classic", "full", "robot"), ("egyptian", "standard", "robot"),
     ("koutchina", "micro", "swiss")])
@@ -223,11 +229,17 @@ def test_a_leaver_is_not_offered_the_way_to_the_table(browser: Any, web_server: 
         while not _mine(web_server.base, cid, page)["table_over"]:  # recorded a moment after the leave
             assert time.monotonic() < deadline, _mine(web_server.base, cid, page)
             time.sleep(0.1)
+        assert _mine(web_server.base, cid, page)["left"]
         _open(page, web_server.base, cid)
         page.wait_for_selector("#c-standings-table")
         for lang in ("en", "ar"):
             offered = page.locator("#c-play, #c-my-table, #c-withdraw")
             assert not offered.count(), page.inner_text("#c-actions")
+            # The page says the leaver is out (no "waiting for the other tables", no "finish a board").
+            said = LEFT_WORDS[lang]
+            page.wait_for_function("([w, b]) => document.querySelector('#c-wait').textContent.includes(w)"
+                                   " && document.querySelector('#c-no-boards').textContent.includes(b)",
+                                   arg=said)
             page.screenshot(path=str(out / f"competition-left-{kind}-{ruleset}-{lang}.png"), full_page=True)
             if lang == "en":
                 w.to_arabic(page)

@@ -159,6 +159,8 @@ class MineOut(BaseModel):
     table_over: bool = Field(description="Whether the caller is done at its table of the stage in play: the "
                              "table has finished (an egyptian table ended by a leaver too, short of the "
                              "stage's boards) or the caller left it. `boards_seen` alone cannot say so.")
+    left: bool = Field(False, description="Whether the caller left the competition (RULES.md, Standings: a "
+                       "leaver is out of it, its unfinished boards score 0 MP), so nothing waits for it.")
 
 
 class CompetitionDetailOut(CompetitionOut):
@@ -197,7 +199,8 @@ def _mine(found: CompetitionField, account: Account | None) -> MineOut:
         return MineOut(entry=entry.id, table_id=None, boards_seen=0, table_over=False)
     seen = found.boards_seen(entry.id, table.stage, table.instance)
     over = table.finished or seats_of(table).index(entry.id) in found.left_at(table)
-    return MineOut(entry=entry.id, table_id=table.table_id, boards_seen=seen, table_over=over)
+    left = any(x.entry_id == entry.id for x in found.leaves)
+    return MineOut(entry=entry.id, table_id=table.table_id, boards_seen=seen, table_over=over, left=left)
 
 
 async def _detail(hub: Hub, found: CompetitionField, account: Account | None) -> CompetitionDetailOut:

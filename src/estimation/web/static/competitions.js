@@ -264,7 +264,8 @@ export class CompetitionPage {
     const c = this.c;
     const mine = c.mine;
     let text = "";
-    if (c.kind === "swiss" && c.status !== "upcoming" && c.status !== "finished" && mine.entry !== null
+    if (mine.left && c.status !== "finished") text = t("c_you_left");  // out of it: nothing waits for a leaver
+    else if (c.kind === "swiss" && c.status !== "upcoming" && c.status !== "finished" && mine.entry !== null
         && doneAtTable(c) && c.tables_finished < c.tables) {
       text = t("c_waiting", { f: c.tables_finished, n: c.tables });
     } else if (c.status === "paused") text = t("c_paused_note");
@@ -299,7 +300,7 @@ export class CompetitionPage {
       return h("p", { class: "c-board-row" }, c.kind === "swiss" ? t("c_stage_n", { s: stage }) : t("c_boards"), " ",
         Array.from({ length: n }, (_, i) => h("button", { type: "button", class: "c-board-btn", "data-stage": stage, "data-round": i + 1,
           "aria-label": t("c_board_aria", { s: stage, r: i + 1 }), onclick: () => this.showBoard(stage, i + 1, instance, true) }, String(i + 1))));
-    }) : h("p", { class: "muted", id: "c-no-boards" }, t(c.mine.entry === null ? "c_no_boards_watcher" : "c_no_boards")));
+    }) : h("p", { class: "muted", id: "c-no-boards" }, t(c.mine.entry === null ? "c_no_boards_watcher" : c.mine.left ? "c_no_boards_left" : "c_no_boards")));
   }
 
   /** A board's traveller, a page of tables at a time (`offset` null: the page with my table, else the first). */

@@ -17,6 +17,8 @@ const en = {
   "lvl_random": "random", "lvl_heuristic": "heuristic", "lvl_strong-fast": "strong-fast",
   "lvl_strong-fast-plus": "strong-fast-plus", "lvl_strong": "strong", bot_n: "Bot {n}",
   c_no_boards_watcher: "Every board's traveller opens here once its stage is over at every table.",
+  c_you_left: "You left this competition: the boards you did not finish score 0 MP, and no table waits for you.",
+  c_no_boards_left: "You left before finishing a board: every board's traveller opens here once the competition is over.",
   c_leave_cost: "You leave the competition: you score 0 MP on every board your table has not finished (their tops still count), and you play no later stage.",
   // --- describe.js (record actions as sentences) and the replay's controls ---
   d_line: "{name}: {what}", d_seat: "Seat {n}", d_play: "play {card}", d_call: "call {call}", d_bid: "bid {call}",
@@ -225,6 +227,8 @@ const ar = {
   "lvl_random": "عشوائي", "lvl_heuristic": "بسيط", "lvl_strong-fast": "قوي سريع",
   "lvl_strong-fast-plus": "قوي سريع+", "lvl_strong": "قوي", bot_n: "روبوت {n}",
   c_no_boards_watcher: "تُفتح هنا نتائج كل توزيعة لكل الطاولات بعد انتهاء مرحلتها على كل الطاولات.",
+  c_you_left: "غادرت هذه المسابقة: التوزيعات التي لم تُنهِها تُحسب لك 0 نقطة مقارنة، ولا تنتظرك أي طاولة.",
+  c_no_boards_left: "غادرت قبل أن تُنهي توزيعة: تُفتح هنا نتائج كل توزيعة لكل الطاولات بعد انتهاء المسابقة.",
   c_leave_cost: "تغادر المسابقة: تنال 0 نقطة مقارنة في كل توزيعة لم تنهها طاولتك (وتُحتسب قممها)، ولا تلعب أي مرحلة لاحقة.",
   // --- describe.js وأزرار الإعادة ---
   d_line: "{name}: {what}", d_seat: "المقعد {n}", d_play: "لعب {card}", d_call: "طلب {call}", d_bid: "زايد {call}",
