@@ -103,7 +103,7 @@ export function scoreboard(v, me, seats, clockSeat) {
   return h("section", { class: "scoreboard", id: "scoreboard", "aria-label": t("scoreboard") },
     h("table", { class: "board" },
       h("thead", {}, h("tr", {}, h("th", {}, h("span", {
-        class: `mult${mult > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, `×${mult}`)),
+        class: `mult${mult > 1 ? " hot" : ""}`, id: "board-mult", title: markerTip("multiplier", v.ruleset) }, num(`×${mult}`))),
       SEATS.map((s) => h("th", { scope: "col", "data-seat": s,
         class: `${v.to_move === s ? "to-move" : ""}${s === me ? " me" : ""}${v.sides ? ` side-${sideOf(v.sides.seats, s)}` : ""}` },
         h("span", { class: "pname" }, v.players[s]),

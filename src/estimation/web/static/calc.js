@@ -2,7 +2,7 @@
 // the server with the ruleset itself (POST /api/score), kept with its scores in localStorage ("est.calc").
 // What differs by ruleset (its kinds, which have a Call, the offer, With bids, the score lines) is read from
 // /api/rulesets; nothing here tests a ruleset's name.
-import { h, store } from "./common.js";
+import { h, store, num } from "./common.js";
 import { t } from "./i18n.js";
 import { rulesets } from "./rulesets.js";
 import { estimateOrder, scoreTyped, ScoreError } from "./score.js";
@@ -10,7 +10,7 @@ import { breakdownTable, scoreSheet, sidesList, sideScores } from "./sheet.js";
 
 const defaultName = (s) => `${t("player")} ${s + 1}`;
 const SIDES = [[0, 2], [1, 3]];
-const num = (x) => (x === "" || x === null || x === undefined ? NaN : Number(x));
+const parsed = (x) => (x === "" || x === null || x === undefined ? NaN : Number(x));
 
 /** What the ruleset says of a typed round of this kind: whether it has a Call, the offer, With bids. */
 function shape(info, kind) {
@@ -24,8 +24,8 @@ function factsOf(info, r, multiplier, partners) {
   const dash = offer ? [...r.dash] : [];
   const withs = hasWith ? r.withs.filter((s) => s !== r.caller) : [];
   const order = estimateOrder({ called, caller: r.caller, dealer: r.dealer, dash, withs, first: info.first_estimator });
-  return { ruleset: info.name, kind: r.kind, tricks: r.tricks.map(num), dash, withs, multiplier, partners,
-    estimates: order.map((s) => [s, num(r.est[s])]), caller: called ? [r.caller, num(r.number)] : null, order };
+  return { ruleset: info.name, kind: r.kind, tricks: r.tricks.map(parsed), dash, withs, multiplier, partners,
+    estimates: order.map((s) => [s, parsed(r.est[s])]), caller: called ? [r.caller, parsed(r.number)] : null, order };
 }
 
 /** A stored round as the sheet and the breakdown read it. */
@@ -205,7 +205,7 @@ export class CalcPage {
       numbers("calc-est", d.est, t("estimates"), noEst),
       h("p", { class: "muted" }, t("order_note", { order: order.map((s) => names[s]).join(" → ") })),
       numbers("calc-tricks", d.tricks, t("tricks"), []),
-      h("p", {}, `${t("multiplier")}: ×${mult}`),
+      h("p", {}, `${t("multiplier")}: `, num(`×${mult}`)),
       addBtn, err);
     form.addEventListener("submit", (e) => { e.preventDefault(); this.add(err, addBtn); });
     const last = results[results.length - 1];

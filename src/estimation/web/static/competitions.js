@@ -317,7 +317,7 @@ export class CompetitionPage {
         for (const s of tb.seats) {
           rows.push(h("tr", { "data-table": tb.table, "data-seat": s.seat, class: tb.table === b.mine ? "me" : null },
             s.seat === 0 ? h("th", { scope: "row", rowspan: 4 }, t("table_n", { n: tb.table }), h("br"),
-              tb.finished ? [trumpText(tb.trump), tb.multiplier > 1 ? ` ×${tb.multiplier}` : ""] : t("c_not_finished"), h("br"),
+              tb.finished ? [trumpText(tb.trump), tb.multiplier > 1 ? [" ", num(`×${tb.multiplier}`)] : ""] : t("c_not_finished"), h("br"),
               tb.finished ? h("a", { class: "button replay c-replay", href: `#/replay/${tb.table}` }, t("replay")) : "") : null,
             // A bot's seat by the page's word for it ("Bot 2" / "روبوت 2"), which says bot already: no suffix.
             h("td", {}, s.entrant === null ? botName(s.seat) : s.player, s.left ? ` (${t("m_left")})` : "",

@@ -5,6 +5,8 @@
 // (100, 101...), as the browser's Intl.PluralRules names them; t() picks the form (pluralForm, the one place
 // that does), falling back on `other`. A sentence with a count in it takes the counted phrase as an argument
 // (`t("c_rules_swiss", { stages: t("n_stages", { n: 2 }), ... })`), so each count picks its own form.
+// A multiplier in an Arabic sentence (×{n}) sits in a left-to-right isolate (U+2066 ... U+2069): bare, the
+// right-to-left layout shows it as "2×". Outside sentences the page puts it in num().
 
 const en = {
   // --- names of lengths and bot levels (lengthName, levelName below; a ruleset names itself: rulesets.js) ---
@@ -304,7 +306,7 @@ const ar = {
   continue: "متابعة", role: "الدور", base: "الأساس", caller_with: "مزايد/مع", only: "الوحيد", risk: "مخاطرة",
   dash_call: "داش كول", dash: "داش", subtotal: "الحاصل", score: "النقاط", made: "حقق", missed: "أخفق",
   role_caller: "المزايد", role_with: "مع", role_dashcall: "داش كول", role_dash: "داش", role_regular: "",
-  saaydeh: "صعيدة: أخفق الأربعة، لا نقاط؛ الجولة التالية ×{n}", round: "الجولة",
+  saaydeh: "سعايدة: أخفق الأربعة، لا نقاط؛ الجولة التالية \u2066×{n}\u2069", round: "الجولة",
   match_end: "انتهت المباراة", place: "المركز", payout: "توزيع الرهان", pot: "الرهان: {n}", places_n: "{n}.",
   connecting: "جارٍ الاتصال…", reconnecting: "انقطع الاتصال، جارٍ إعادة الاتصال…", back_btn: "عدت",
   you_away: "اعتُبرت غائبًا؛ روبوت يلعب عنك.", error: "خطأ: {m}",
@@ -315,7 +317,7 @@ const ar = {
   players: "اللاعبون", kind: "نوع الجولة", caller_seat: "المزايد", call_number: "المزايدة (العدد المعلن)",
   dealer_seat: "الموزّع", dash_seats: "داش كول", with_seats: "مزايدة مع", estimates: "التوقعات",
   add_round: "احسب الجولة", undo_round: "احذف الجولة الأخيرة", clear_all: "مباراة جديدة",
-  next_multiplier: "الجولة التالية: ×{n}", running_total: "المجموع التراكمي",
+  next_multiplier: "الجولة التالية: \u2066×{n}\u2069", running_total: "المجموع التراكمي",
   err_tricks_range: "الأكلات أعداد من 0 إلى 13.", err_tricks_total: "مجموع الأكلات {n} وليس 13.", err_call_range: "المزايدة من 4 إلى 13، لا {n}.",
   err_est_range: "المقعد {seat}: التوقع {n} خارج 0-{top}.",
   err_est_missing: "كل مقعد يحتاج توقعًا.", err_total_13: "مجموع التوقعات 13: غير مسموح أبدًا.",
