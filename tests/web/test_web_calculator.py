@@ -123,7 +123,9 @@ def test_calculator_matches_cli(context: Any, web_server: Any) -> None:
     assert not page.js_errors, page.js_errors
 
 
-#: The left edges of the first "×" and of the digit after it in an element's text, as laid out on screen.
+#: The multiplication sign; the left edges of its first one and of the digit after it in an element's text,
+#: as laid out on screen.
+TIMES = "\u00d7"
 TIMES_AND_DIGIT = """(sel) => {
   const el = document.querySelector(sel);
   const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
@@ -131,7 +133,7 @@ TIMES_AND_DIGIT = """(sel) => {
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
     for (let i = 0; i < n.data.length; i++) chars.push([n, i]);
   }
-  const at = chars.findIndex(([n, i]) => n.data[i] === "×");
+  const at = chars.findIndex(([n, i]) => n.data[i] === "\\u00d7");
   const left = ([n, i]) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
     return r.getBoundingClientRect().left; };
   const digit = chars.slice(at + 1).find(([n, i]) => /[0-9]/.test(n.data[i]));
@@ -140,8 +142,8 @@ TIMES_AND_DIGIT = """(sel) => {
 
 
 def test_a_multiplier_reads_times_first_in_arabic(context: Any, web_server: Any) -> None:
-    """After a Sa'aydeh the calculator says the next round's multiplier: "×2", in that order on screen in
-    Arabic too (a bare "×2" in a right-to-left sentence is laid out as "2×")."""
+    """After a Sa'aydeh the calculator says the next round's multiplier: the sign (U+00D7), then 2, in that
+    order on screen in Arabic too (bare, in a right-to-left sentence, the 2 is laid out first)."""
     page = w.open_app(context, web_server.base, "#/calc")
     page.wait_for_selector("#calc-form")
     _new_game(page)
@@ -152,7 +154,7 @@ def test_a_multiplier_reads_times_first_in_arabic(context: Any, web_server: Any)
     w.to_arabic(page)
     page.wait_for_selector("html[lang='ar'] #calc-next")
     for sel in ("#calc-next", ".calc-out .saaydeh"):
-        assert "×" in page.inner_text(sel), sel
+        assert TIMES in page.inner_text(sel), sel
         times, digit = page.evaluate(TIMES_AND_DIGIT, sel)
         assert times < digit, (sel, page.inner_text(sel), times, digit)
     assert not page.js_errors, page.js_errors

@@ -261,7 +261,7 @@ def test_staked_table_pot_forfeit_and_refund(people: Any, web_server: Any) -> No
     places = _places(ann)
     assert "refund: 10" in places[0], places
     assert "Pot split" not in ann.inner_text("#match-end")
-    assert ann.inner_text("#pot-line") == "Only one player staked: the 10 coins are refunded."
+    assert ann.inner_text("#pot-line") == "Only one player staked: the stake (10 coins) is refunded."
     ann.click("#match-end button.close")
     ann.click("#lobby-link")
     assert _balance(ann) == start + 10

@@ -27,6 +27,11 @@ AR_FORMS = {
     "boards": ("لا توزيعات", "توزيعة واحدة", "توزيعتين", "{n} توزيعات", "{n} توزيعة", "{n} توزيعة"),
     "rounds": ("لا جولات", "جولة واحدة", "جولتان", "{n} جولات", "{n} جولة", "{n} جولة"),
     "entrants": ("لا مشاركين", "مشارك واحد", "مشاركان", "{n} مشاركين", "{n} مشاركًا", "{n} مشارك"),
+    # Coins said as the subject ("coins") and after a preposition or as an object ("coins_obj": the dual in
+    # -ayn); a hint's deals, after "على".
+    "coins": ("{n} عملة", "عملة واحدة", "عملتان", "{n} عملات", "{n} عملة", "{n} عملة"),
+    "coins_obj": ("{n} عملة", "عملة واحدة", "عملتين", "{n} عملات", "{n} عملة", "{n} عملة"),
+    "deals": ("{n} توزيعة", "توزيعة واحدة", "توزيعتين", "{n} توزيعات", "{n} توزيعة", "{n} توزيعة"),
     "deal sets": ("لا مجموعات توزيع", "مجموعة توزيع واحدة", "مجموعتي توزيع", "{n} مجموعات توزيع",
                   "{n} مجموعة توزيع", "{n} مجموعة توزيع"),
 }
@@ -179,6 +184,28 @@ def test_counted_words_take_the_plural_form_of_their_count(browser: Any, web_ser
         }""", counts)
         assert forms["ar"] == [arabic("stages", n) for n in counts], forms["ar"]
         assert forms["en"] == [english("stages", n) for n in counts], forms["en"]
+        # Coins and a hint's deals in the table's sentences, filled as the table page fills them.
+        said = page.evaluate("""async (counts) => {
+            const i18n = await import('/static/i18n.js');
+            const t = i18n.t;
+            const out = {};
+            for (const lang of ['ar', 'en']) {
+              i18n.setLang(lang);
+              out[lang] = counts.map((n) => [t('join_stakes', { coins: t('coins_obj', { n }) }),
+                t('leave_refund', { coins: t('coins', { n }) }),
+                t('hint_note', { deals: t('n_deals', { n }) })]);
+            }
+            i18n.setLang('en');
+            return out;
+        }""", counts)
+        for n, (stakes, refund, hint) in zip(counts, said["ar"], strict=True):
+            assert stakes == f"الجلوس يراهن بـ {arabic('coins_obj', n)}", stakes
+            assert refund == f"يُعاد إليك رهانك ({arabic('coins', n)}).", refund
+            assert hint == f"جُرّبت كل حركة على {arabic('deals', n)} توافق ما تعرفه.", hint
+        for n, (stakes, refund, hint) in zip(counts, said["en"], strict=True):
+            assert stakes == f"taking a seat stakes {english('coins', n)}", stakes
+            assert refund == f"Your stake of {english('coins', n)} is refunded.", refund
+            assert hint == f"Each action tried on {english('deals', n)} consistent with what you know.", hint
         assert not page.js_errors, page.js_errors
     finally:
         ctx.close()

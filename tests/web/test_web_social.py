@@ -555,7 +555,7 @@ def test_deleting_an_account_signs_it_out_and_anonymises_its_games(
         assert record["players"][0] == name
         page.click("#account-link")
         page.wait_for_selector("#delete-panel")
-        assert "Your 1000 coins are gone" in page.inner_text("#delete-panel")
+        assert "Your wallet is closed, with the 1000 coins in it." in page.inner_text("#delete-panel")
         # No password: not even asked. A wrong one: asked, then refused.
         page.click("#delete-btn")
         page.wait_for_selector("#delete-note.error")
@@ -571,7 +571,7 @@ def test_deleting_an_account_signs_it_out_and_anonymises_its_games(
         page.wait_for_selector("#delete-dialog[open]")
         said = page.inner_text("#delete-dialog")
         for words in ("Delete your account?", "finished games stay", "Deleted player", "name is freed",
-                      "1000 coins are gone", "cannot be undone"):
+                      "with the 1000 coins in it", "cannot be undone"):
             assert words in said, said
         page.click("#delete-dialog button.cancel")
         assert me.get("/api/me").status_code == 200

@@ -60,7 +60,7 @@ export class AccountPage {
         balance.textContent = t("coins", { n: g.balance });
         this.balance = g.balance;
         if (this.deleteList) this.deleteList.replaceChildren(...this.deleteWhat().map((x) => h("li", {}, x)));
-        if (g.granted > 0) ok(out, t("s_grant_got", { g: g.granted, b: g.balance }));
+        if (g.granted > 0) ok(out, t("s_grant_got", { coins: t("coins", { n: g.granted }), b: g.balance }));
         else {
           // Nothing granted: today's grant is in the ledger already, or the wallet is full.
           let already = true;
@@ -177,7 +177,7 @@ export class AccountPage {
 
   /** What deleting does, in the confirm dialog and on the page (a guest has no coins to lose). */
   deleteWhat() {
-    return [t("s_delete_games"), t("s_delete_name"), this.me.guest ? null : t("s_delete_coins", { n: this.balance }),
+    return [t("s_delete_games"), t("s_delete_name"), this.me.guest ? null : t("s_delete_coins", { coins: t("coins_obj", { n: this.balance }) }),
       t("s_delete_final")].filter(Boolean);
   }
 

@@ -221,7 +221,7 @@ async function lobbyPage() {
   const stakeNote = h("p", { class: "muted stake-note", id: "create-stake-note" });
   const noteStake = () => {
     const n = Number(stake.value) || 0;
-    stakeNote.textContent = n > 0 && !me.account.guest ? t("create_stakes", { s: n }) : "";
+    stakeNote.textContent = n > 0 && !me.account.guest ? t("create_stakes", { coins: t("coins_obj", { n }) }) : "";
   };
   stake.addEventListener("input", noteStake);
   const clock = h("input", { id: "turn-seconds", type: "number", min: 0, max: 3600, value: 60, "aria-describedby": "clock-note" });

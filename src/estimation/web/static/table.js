@@ -436,7 +436,7 @@ export class TablePage {
     const inviteUrl = this.invite ? `${location.origin}${location.pathname}#/join/${tb.id}/${encodeURIComponent(this.invite)}` : null;
     const creator = !!this.invite;
     const stakeNote = tb.stake ? h("p", { class: "stake-note", id: "stake-note" }, t("stake_pot", { s: tb.stake, p: tb.pot }),
-      me && me.account.guest ? ` · ${t("guest_no_stake")}` : ` · ${t("join_stakes", { s: tb.stake })}`) : null;
+      me && me.account.guest ? ` · ${t("guest_no_stake")}` : ` · ${t("join_stakes", { coins: t("coins_obj", { n: tb.stake }) })}`) : null;
     return h("section", { class: "card-panel waiting" },
       h("h1", {}, t("table_n", { n: tb.id }), tb.name ? [" · ", tableName(tb)] : null, ` · ${tb.ruleset} · ${tb.length}`,
         tb.private ? ` · ${t("private")}` : ""),
@@ -493,14 +493,14 @@ export class TablePage {
   leaveCost() {
     const tb = this.table;
     const me = this.seat === null || !tb ? null : tb.seats[this.seat];
-    if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { s: tb.stake }) : null];
+    if (!tb || tb.status === "open") return [t("leave_open"), me && me.staked ? t("leave_refund", { coins: t("coins", { n: tb.stake }) }) : null];
     const v = this.drawn();
     const ends = !!(v && v.rules.leaver_ends_match);
     // "Last among the stakers" only where people staked: at an unstaked table, last.
     const lines = [ends ? t("leave_ends_match") : t(tb.stake ? "leave_bot_plays" : "leave_bot_plays_free")];
     // At a competition's table leaving costs more than this game: 0 MP on the boards left, no later stage.
     if (tb.competition) lines.unshift(t("c_leave_cost"));
-    if (me && me.staked) lines.push(t("leave_forfeit", { s: tb.stake }));
+    if (me && me.staked) lines.push(t("leave_forfeit", { coins: t("coins", { n: tb.stake }) }));
     return lines;
   }
 
@@ -675,7 +675,7 @@ export class TablePage {
     const odds = (p) => p.map((x, k) => [k, x]).filter(([, x]) => x >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 3)
       .flatMap(([k, x], i) => [i ? " · " : null, num(`${k}: ${Math.round(x * 100)}%`)]);
     box.querySelector("#hint-wait").replaceWith(
-      h("p", { class: "muted" }, t("hint_note", { n: res.samples })),
+      h("p", { class: "muted" }, t("hint_note", { deals: t("n_deals", { n: res.samples }) })),
       h("table", { class: "hint-table", id: "hint-table" },
         h("thead", {}, h("tr", {}, h("th", {}, t("action")), h("th", {}, t("expected_score")), h("th", {}, t("expected_tricks")),
           h("th", {}, t("trick_odds")))),
@@ -751,7 +751,7 @@ export class TablePage {
         payText(s)))),
       // The pot played for: once paid, the table's pot is empty and the split adds up to it.
       this.table && this.table.stake
-        ? h("p", { id: "pot-line" }, refund ? t("pot_refunded", { n: this.table.stake })
+        ? h("p", { id: "pot-line" }, refund ? t("pot_refunded", { coins: t("coins", { n: this.table.stake }) })
           : t("pot", { n: pay ? Object.values(pay).reduce((a, b) => a + b, 0) : this.table.pot })) : null,
       v.ended ? h("p", { class: "muted" }, t("ended_by_leaver", { name: v.players[v.ended.seat] })) : null,
       last ? breakdownTable(last, v.players, this.scoreLines(v)) : null,
