@@ -16,6 +16,11 @@ every figure and the raw per-decision times.
 
 LEVEL is any tournament level (``strong-fast``, ``strong``, ``heuristic``, ``strong@N``, ``ismcts@N``...).
 Games use seeds ``SEED * 1000 + i`` (not the strength runs' seeds).
+
+The strong bot's play runs the compiled kernel when numba is installed (the ``fast`` extra);
+``ESTIMATION_KERNEL=python`` measures the pure-Python path. Loading the kernel (importing numba, reading
+its cached machine code, or compiling it the first time) is once a process: it is timed apart, before the
+games, and printed, not charged to the first decision.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import time
 from typing import Any
 
 import estimation
+from estimation.bots.search import Budget, play_kernel
 from estimation.game import Game
 from estimation.rulesets import get_ruleset
 from estimation.tournament.lineup import tournament_bot
@@ -66,6 +72,16 @@ def play(level: str, ruleset: str, length: str, seed: int, seats: set[int]) -> t
     return out, len(game.round_results)
 
 
+def load_kernel() -> float | None:
+    """CPU seconds to load the compiled play kernel (one tiny call); None when the Python path runs."""
+    t0 = time.process_time()
+    kernel = play_kernel(Budget())
+    if kernel is None:
+        return None
+    kernel([[1, 2, 4, 8]], [0], 0, 4, 0, [], [0] * 4, [0] * 4, False, lambda tricks: [0] * 4)
+    return time.process_time() - t0
+
+
 def row(name: str, xs: list[float]) -> dict[str, Any]:
     n = len(xs)
     return {"kind": name, "n": n, "mean_ms": sum(xs) / n * 1000 if n else float("nan"),
@@ -87,6 +103,9 @@ def main() -> None:
     report: dict[str, Any] = {"level": args.level, "games": args.games, "seed": args.seed,
                               "seats": sorted(seats), "estimation": estimation.__file__, "rulesets": {}}
     everything: list[float] = []
+    load = load_kernel()
+    report["kernel_load_cpu_s"] = load
+    print("play kernel: " + ("pure Python" if load is None else f"compiled, loaded in {load:.2f} s of CPU"))
     print(f"level {args.level}: process CPU a decision (ms), seats {sorted(seats)}, {args.games} game(s) "
           "per ruleset")
     print(f"{'ruleset':20s} {'kind':12s} {'n':>6s} {'mean':>7s} {'p50':>7s} {'p95':>7s} {'max':>7s}")
