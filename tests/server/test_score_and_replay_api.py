@@ -4,7 +4,8 @@
   side's round score as `estimation score --partners --json` gives it (hand-worked below); a round that could
   not have happened, an unknown ruleset or kind, or a body off the schema is a 422 saying why.
 - `GET /api/tables/{id}/replay`: a finished game's `estimation replay --json` document with each round's
-  breakdown, `sides` in a partnership game; 409 before the end, as the record.
+  breakdown, `sides` in a partnership game, and the table's `seats` (which are bots); 409 before the end,
+  as the record.
 """
 
 from __future__ import annotations
@@ -114,7 +115,11 @@ def test_the_replay_of_a_partnership_game(server: ServerProcess) -> None:
     record = _finished_record(api, table["id"])
     got = api.ok(api.get(f"/api/tables/{table['id']}/replay"))
     expected = replay_summary(estimation.load_record(record))
+    seats = got.pop("seats")
     assert got == json.loads(json.dumps(expected))
+    # With it, the seats (the record holds names only): which are bots, and the leaver who is not one.
+    assert [s["bot"] for s in seats] == [False, True, True, True], seats
+    assert seats[0]["left"] and [s["name"] for s in seats] == record["players"], seats
     assert got["sides"]["seats"] == [[0, 2], [1, 3]] and len(got["rounds"]) == 5
     totals = got["totals"]
     assert got["sides"]["totals"] == [totals[0] + totals[2], totals[1] + totals[3]]

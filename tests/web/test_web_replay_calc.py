@@ -234,6 +234,13 @@ def test_replay_controls_and_seats(context: Any, web_server: Any, games: dict[st
         centre = [(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2) for b in box]
         assert centre[1][0] > centre[0][0] > centre[3][0], (lang, centre)
         assert centre[2][1] < centre[0][1], (lang, centre)
+        # The bots (seats 0, 2, 3) are named in the page's language; Ann, who left, keeps her name.
+        plates = page.eval_on_selector_all(".rseat[data-seat] .nameplate",
+                                           "els => els.map(e => e.textContent)")
+        bot = "Bot" if lang == "en" else "روبوت"
+        is_bot = [p.startswith(f"{bot} {s + 1}") for s, p in enumerate(plates)]
+        assert is_bot == [True, False, True, True], plates
+        assert plates[1].startswith("Ann"), plates
         page.screenshot(path=f"/tmp/replay-{lang}.png")
     # The buttons work by click too: a round forward, then back to the start.
     page.click("#rp-rnext")

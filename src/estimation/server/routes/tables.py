@@ -22,6 +22,7 @@ from ..hub import Hub
 from ..social.service import social_of
 from ..table.reducer import TableSettings, admits, public_table
 from ..table.runtime import TableRuntime, no_such_table
+from ..table.store import TableRow
 from .deps import (
     TOO_MANY,
     Code,
@@ -225,7 +226,7 @@ async def download_record(table_id: TableId, hub: HubDep, creds: Creds,
     """The finished game's estimation-record/1 (without the seed): replay it with `estimation replay`.
 
     A private table's record is as private as the table: its creator, its players, or the invite code."""
-    return await _finished_record(table_id, hub, creds, invite)
+    return (await _finished_record(table_id, hub, creds, invite))[1]
 
 
 @router.get("/tables/{table_id}/replay", tags=["history"],
@@ -235,14 +236,16 @@ async def replay(table_id: TableId, hub: HubDep, creds: Creds, invite: Invite = 
     """The finished game's record replayed by the server: `estimation replay --json`'s document (`rounds`,
     `totals`, `places`, `complete`, and `sides` in a partnership game), each round with its `breakdown` (every
     seat's score lines). The replay page draws its scores from it rather than scoring by a ruleset's name.
+    With it, `seats`: the table's seats as `GET /api/tables/{id}` gives them (`bot` marks a bot's seat, which
+    the record, holding names only, cannot say), so the page names bots in its own language.
 
     As private as the record."""
-    record = await _finished_record(table_id, hub, creds, invite)
-    return replay_summary(load_record(record))
+    row, record = await _finished_record(table_id, hub, creds, invite)
+    return {**replay_summary(load_record(record)), "seats": public_table(table_id, row.state)["seats"]}
 
 
 async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCredentials | None,
-                           invite: str | None) -> dict[str, Any]:
+                           invite: str | None) -> tuple[TableRow, dict[str, Any]]:
     """A finished table's record without its seed; 404 to whoever the table does not admit, 409 before the
     end. A competition's table: as far as the caller may see it (:func:`~..competitions.field.table_record`:
     the boards it finished itself, or all once the stage is over), finished or not."""
@@ -255,11 +258,11 @@ async def _finished_record(table_id: int, hub: Hub, creds: HTTPAuthorizationCred
         shown = await table_record(hub, competition, table_id, account_id)
         if shown is None:
             raise no_such_table()
-        return shown
+        return row, shown
     if not admits(row.state, account_id, invite):
         raise no_such_table()
     if row.state.status != "finished" or row.record is None:
         raise HTTPException(409, "the game is not finished")
     record: dict[str, Any] = json.loads(row.record)
     record.pop("seed", None)
-    return record
+    return row, record

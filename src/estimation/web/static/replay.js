@@ -9,6 +9,7 @@ import { describeAction } from "./describe.js";
 import { t, getLang } from "./i18n.js";
 import { rulesetInfo, roundsOf } from "./rulesets.js";
 import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf, scrollCues } from "./sheet.js";
+import { playerNames } from "./lobbyfeed.js";
 
 const RANK = "23456789TJQKA";
 /** Where each seat sits, seen from seat 0 at the bottom: RULES.md puts seat+1 on the RIGHT (play runs
@@ -142,7 +143,8 @@ export class ReplayPage {
     const st = dealState(rec, deal, n, info);
     const done = this.results.filter((r) => r.dealIndex < di || (r.dealIndex === di && n === deal.actions.length));
     // Names are the players' own text: they only ever reach the page as text nodes (h() and textContent).
-    const names = [0, 1, 2, 3].map((s) => rec.players[s] ?? t("d_seat", { n: s }));
+    // A bot's seat (the server's `seats` say which) is named in the page's language (playerNames).
+    const names = playerNames([0, 1, 2, 3].map((s) => rec.players[s] ?? t("d_seat", { n: s })), this.summary.seats);
     const said = n ? describeAction(deal.actions[n - 1], names, info.verbs) : t("d_rp_none");
     // Arrows every font has (« ‹ › », mirrored by the browser on a right-to-left page), with a spoken name.
     const btn = (key, fn, id) => h("button", { type: "button", id, "aria-label": t(`d_rp_${key}_aria`), onclick: fn },
