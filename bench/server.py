@@ -634,17 +634,20 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             w0_cpu = [cpu([p]) for p in server_procs]
             e0 = {role: cpu(procs) for role, procs in extra.items()}
             q0 = sum(run_queue_wait(p.pid) for p in server_procs)
-            spy = None
-            if args.spy and server.proc is not None:
-                # A sampling profile of the measured window only (not the set-up), in collapsed-stack form.
+            spies: list[subprocess.Popen[bytes]] = []
+            if args.spy:
+                # A sampling profile of the measured window only (not the set-up), in collapsed-stack form:
+                # one file a server process (worker i of a cluster of N: server-...-w<i>of<N>.txt).
                 os.makedirs(args.spy, exist_ok=True)
                 mode = "fast" if period == 0 else "human"
-                out = os.path.join(args.spy, f"server-{args.db_name}-{mode}-{n}.txt")
                 exe = Path(sys.executable).with_name("py-spy")
-                spy = subprocess.Popen([str(exe) if exe.exists() else "py-spy", "record", "--pid",
-                                        str(server.proc.pid), "--duration", str(int(args.seconds)),
-                                        "--format", "raw", "--nonblocking", "--rate", "200", "--output", out],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                for i, proc in enumerate(server_procs):
+                    tag = "" if len(server_procs) == 1 else f"-w{i}of{len(server_procs)}"
+                    out = os.path.join(args.spy, f"server-{args.db_name}-{mode}-{n}{tag}.txt")
+                    spies.append(subprocess.Popen(
+                        [str(exe) if exe.exists() else "py-spy", "record", "--pid", str(proc.pid),
+                         "--duration", str(int(args.seconds)), "--format", "raw", "--nonblocking", "--rate",
+                         "200", "--output", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             canaries: list[float] = []
             canary_stop = asyncio.Event()
             canary_task = asyncio.create_task(watch_canary(canaries, canary_stop))
@@ -664,7 +667,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             h1 = await metrics_sum(http, server.metrics_urls())
             wal1 = await wal_position(server.postgres_url)
         await asyncio.sleep(1.0)  # let the last measured updates arrive
-        if spy is not None:
+        for spy in spies:
             await asyncio.to_thread(spy.wait)
         stop_all.set()
         parts = [await asyncio.to_thread(results.get, True, 120) for _ in workers]
@@ -932,8 +935,8 @@ def main() -> None:
                         help="load generator processes (the tables are split between them)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--spy", metavar="DIR",
-                        help="sample the server with py-spy during each measured window (collapsed stacks "
-                             "in DIR; needs py-spy on PATH)")
+                        help="sample the server (every worker of a cluster) with py-spy during each measured "
+                             "window (collapsed stacks in DIR; needs py-spy on PATH)")
     parser.add_argument("--profile", metavar="DIR",
                         help="run the server under cProfile, one .prof per run here")
     parser.add_argument("--workers", default="",
