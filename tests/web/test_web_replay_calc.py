@@ -241,6 +241,9 @@ def test_replay_controls_and_seats(context: Any, web_server: Any, games: dict[st
         is_bot = [p.startswith(f"{bot} {s + 1}") for s, p in enumerate(plates)]
         assert is_bot == [True, False, True, True], plates
         assert plates[1].startswith("Ann"), plates
+        # The heading names the ruleset and the length in the page's language.
+        heading = page.inner_text(".replay-page h1")
+        assert heading.endswith("Koutchina · mini" if lang == "en" else "كوتشينة · قصيرة"), heading
         page.screenshot(path=f"/tmp/replay-{lang}.png")
     # The buttons work by click too: a round forward, then back to the start.
     page.click("#rp-rnext")
