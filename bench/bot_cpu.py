@@ -17,10 +17,10 @@ every figure and the raw per-decision times.
 LEVEL is any tournament level (``strong-fast``, ``strong``, ``heuristic``, ``strong@N``, ``ismcts@N``...).
 Games use seeds ``SEED * 1000 + i`` (not the strength runs' seeds).
 
-The strong bot's play runs the compiled kernel when numba is installed (the ``fast`` extra);
-``ESTIMATION_KERNEL=python`` measures the pure-Python path. Loading the kernel (importing numba, reading
-its cached machine code, or compiling it the first time) is once a process: it is timed apart, before the
-games, and printed, not charged to the first decision.
+The strong bot's sampling and play run compiled when numba is installed (the ``fast`` extra);
+``ESTIMATION_KERNEL=python`` measures the pure-Python code. Loading the kernels (importing numba, reading
+their cached machine code, or compiling them the first time) is once a process: it is timed apart, before
+the games (one strong decision), and printed, not charged to the first decisions.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ import time
 from typing import Any
 
 import estimation
-from estimation.bots.search import Budget, play_kernel
+from estimation.bots import HeuristicBot, StrongBot
+from estimation.bots.search import compiled_kernels
 from estimation.game import Game
 from estimation.rulesets import get_ruleset
 from estimation.tournament.lineup import tournament_bot
@@ -73,12 +74,16 @@ def play(level: str, ruleset: str, length: str, seed: int, seats: set[int]) -> t
 
 
 def load_kernel() -> float | None:
-    """CPU seconds to load the compiled play kernel (one tiny call); None when the Python path runs."""
+    """CPU seconds to load the compiled kernels, measured on one strong decision at the first card of a
+    game (every compiled function is then loaded); None when the Python code runs."""
     t0 = time.process_time()
-    kernel = play_kernel(Budget())
-    if kernel is None:
+    if compiled_kernels() is None:
         return None
-    kernel([[1, 2, 4, 8]], [0], 0, 4, 0, [], [0] * 4, [0] * 4, False, lambda tricks: [0] * 4)
+    game = Game(get_ruleset("koutchina"), "full", seed=1)
+    heuristic = HeuristicBot()
+    while game.phase != "play":
+        game.apply(heuristic.act(game.view(game.to_move or 0)))
+    StrongBot(1).act(game.view(game.to_move or 0))
     return time.process_time() - t0
 
 
@@ -105,7 +110,7 @@ def main() -> None:
     everything: list[float] = []
     load = load_kernel()
     report["kernel_load_cpu_s"] = load
-    print("play kernel: " + ("pure Python" if load is None else f"compiled, loaded in {load:.2f} s of CPU"))
+    print("kernels: " + ("pure Python" if load is None else f"compiled, loaded in {load:.2f} s of CPU"))
     print(f"level {args.level}: process CPU a decision (ms), seats {sorted(seats)}, {args.games} game(s) "
           "per ruleset")
     print(f"{'ruleset':20s} {'kind':12s} {'n':>6s} {'mean':>7s} {'p50':>7s} {'p95':>7s} {'max':>7s}")

@@ -1,4 +1,5 @@
-"""The compiled play evaluation (``estimation.bots.kernel``, the ``fast`` extra) is the Python one, exactly.
+"""The compiled kernels (``estimation.bots.kernel`` and ``kernel_sampler``, the ``fast`` extra) are the
+Python code, exactly.
 
 - On random positions (every trump, no-trump included; leads and mid-trick; several deals a batch) the
   kernel's final trick counts equal ``policy_rollout``'s after ``after_card``, card for card.
@@ -6,7 +7,11 @@
   scores make many), playing for the seat and for the side.
 - On positions of every ruleset and length, partnerships too, ``evaluate()`` gives the same numbers both
   ways (trick histograms, score sums) on the same deals.
-- A seeded game of ``strong`` bots makes exactly the same decisions with the kernel and with
+- The compiled sampler draws the same deals as ``sampler.sample_deals`` from the same generator and
+  leaves it in the same state (positions of every ruleset and length, partnerships, voids, with and
+  without the evidence); the pool's log-likelihoods are the same floats; the compiled MT19937 draws what
+  ``random.Random`` draws.
+- A seeded game of ``strong`` bots makes exactly the same decisions with the kernels and with
   ``ESTIMATION_KERNEL=python`` (every evaluation compared, not only the chosen action).
 
 These tests import the kernel at the top: without numba they fail, they do not skip (CI installs it).
@@ -26,16 +31,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import estimation
-from estimation.bots import kernel
+from estimation.bots import kernel, kernel_sampler
+from estimation.bots.evidence import by_seat, facts, log_likelihood
 from estimation.bots.knowledge import from_view
+from estimation.bots.moves import rejuvenate
 from estimation.bots.policy import policy_rollout
 from estimation.bots.sampler import sample_deals
 from estimation.bots.search import (
     KERNEL_ENV,
     Budget,
-    _compiled_kernel,
+    _compiled,
     after_card,
     candidates_for,
+    deal_sampler,
     evaluate,
     play_kernel,
     solve,
@@ -169,6 +177,47 @@ def test_evaluate_is_the_same_both_ways(ruleset: str, length: str, monkeypatch: 
     assert seen[True] >= 3 and seen[False] >= 10, seen
 
 
+@given(st.integers(0, 2**64))
+def test_the_compiled_generator_draws_what_python_draws(seed: int) -> None:
+    assert kernel_sampler.stream_matches_python(seed)
+
+
+@pytest.mark.parametrize(("ruleset", "length"), RULESET_LENGTHS)
+def test_the_compiled_sampler_draws_the_same_deals(ruleset: str, length: str) -> None:
+    seen = {"voids": 0, "facts": 0}
+    for seed, partners in ((3, False), (4, True)):
+        game = estimation.new_game(ruleset, length, seed=seed, partners=partners)
+        rng = random.Random(seed)
+        i = 0
+        while not game.is_over and len(game.round_results) < 3:
+            if i % 3 == 0:
+                info = from_view(game.view(game.to_move))  # type: ignore[arg-type]
+                _check_sampler(info, i)
+                seen["voids"] += any(info.voids[s] for s in range(4) if s != info.seat)
+                seen["facts"] += bool(facts(info))
+            game.apply(rng.choice(game.legal_actions()))
+            i += 1
+    assert seen["voids"] >= 3 and seen["facts"] >= 10, seen
+
+
+def _check_sampler(info: Any, seed: int) -> None:
+    """The compiled sampler and its parts against the Python ones, on one view."""
+    for evidence, scale in ((True, 1.0), (False, 1.0), (True, 0.6)):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert (kernel_sampler.sample_deals(info, 12, ours, evidence, scale, 2)
+                == sample_deals(info, 12, theirs, evidence, scale, 2))
+        assert ours.getstate() == theirs.getstate()
+    facts_ = facts(info)
+    if facts_:
+        pool = sample_deals(info, 8, random.Random(seed), False, 1.0, 1)
+        logs = kernel_sampler.pool_log_likelihoods(facts_, pool, info.played_by, 0.8)
+        assert logs == [log_likelihood(facts_, h, info.played_by, 0.8) for h in pool]
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert (kernel_sampler.rejuvenate(info, pool, facts_, 9, ours, 0.8)
+                == rejuvenate(info, pool, by_seat(facts_), 9, theirs, 0.8))
+        assert ours.getstate() == theirs.getstate()
+
+
 def _trace(ruleset: str, length: str, rounds: int, partners: bool) -> list[tuple[Any, ...]]:
     """Every decision of a seeded game of four strong bots (their whole evaluations), ``rounds`` rounds."""
     game = estimation.new_game(ruleset, length, seed=7, partners=partners)
@@ -198,17 +247,20 @@ def test_the_choice_of_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(KERNEL_ENV, raising=False)
     assert play_kernel(Budget()) is kernel.card_outcomes
     assert play_kernel(Budget(rollout="random")) is None
+    assert deal_sampler() is kernel_sampler.sample_deals
     monkeypatch.setenv(KERNEL_ENV, "python")
     assert play_kernel(Budget()) is None
+    assert deal_sampler() is sample_deals
 
 
 def test_without_numba_the_bots_run_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
     monkeypatch.delitem(sys.modules, "estimation.bots.kernel")
-    _compiled_kernel.cache_clear()
+    _compiled.cache_clear()
     try:
         monkeypatch.delenv(KERNEL_ENV, raising=False)
         assert play_kernel(Budget()) is None
+        assert deal_sampler() is sample_deals
         game = estimation.new_game("koutchina", "micro", seed=3)
         while game.phase != "play":
             game.apply(StrongBot(1, Budget(samples=4)).act(game.view(game.to_move)))  # type: ignore[arg-type]
@@ -217,4 +269,4 @@ def test_without_numba_the_bots_run_in_python(monkeypatch: pytest.MonkeyPatch) -
         with pytest.raises(RuntimeError, match="numba"):
             play_kernel(Budget())
     finally:
-        _compiled_kernel.cache_clear()
+        _compiled.cache_clear()

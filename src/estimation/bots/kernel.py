@@ -18,7 +18,8 @@ stays the reference. Masks are int64 (52 cards fit); popcount and bit length are
 numba has no public intrinsic for them. ``cache=True`` keeps the machine code in ``__pycache__`` so only
 the first process pays the compile (a few seconds, docs/performance.md).
 
-This is the only module that imports numba; :func:`.search.play_kernel` decides whether it is used.
+This module and :mod:`.kernel_sampler` (the deals) are the only ones that use numba;
+:func:`.search.compiled_kernels` decides whether they are used.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ Ints = npt.NDArray[np.int64]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _compiled(fn: F) -> F:
+def compiled(fn: F) -> F:
     """``njit(cache=True)`` with the function's own signature kept for the type checker. Where numba finds
     no writable cache directory (neither ``__pycache__`` beside this file, nor ``~/.cache/numba``, nor
     ``NUMBA_CACHE_DIR``) it refuses ``cache=True`` with a RuntimeError: then every process compiles."""
@@ -45,7 +46,7 @@ def _compiled(fn: F) -> F:
 
 
 # --- bit helpers ------------------------------------------------------------------------------------------
-@_compiled
+@compiled
 def _popcount(x: int) -> int:
     """Set bits of a non-negative mask (SWAR; LLVM turns it into one instruction where there is one)."""
     x = x - ((x >> 1) & 0x5555555555555555)
@@ -54,7 +55,7 @@ def _popcount(x: int) -> int:
     return (x * 0x0101010101010101) >> 56
 
 
-@_compiled
+@compiled
 def _bit_length(x: int) -> int:
     """``int.bit_length`` for a non-negative mask below 2**63: a binary search over the shifts."""
     n = 0
@@ -79,29 +80,29 @@ def _bit_length(x: int) -> int:
     return n + x
 
 
-@_compiled
+@compiled
 def _highest(mask: int) -> int:
     return _bit_length(mask) - 1
 
 
-@_compiled
+@compiled
 def _lowest(mask: int) -> int:
     return _bit_length(mask & -mask) - 1
 
 
-@_compiled
+@compiled
 def _suit(s: int) -> int:
     """The 13 cards of suit ``s`` (``SUIT_BITS[s]``); nothing for no-trump (4)."""
     return 0x1FFF << (13 * s) if s < 4 else 0
 
 
-@_compiled
+@compiled
 def _below(c: int) -> int:
     """Every card index below ``c`` (``LOW_BITS[c]``)."""
     return (1 << c) - 1
 
 
-@_compiled
+@compiled
 def _beats(card: int, best: int, trump: int) -> bool:
     """Whether ``card`` takes a trick ``best`` is winning (same rule as ``trick_winner_index``)."""
     if card // 13 == best // 13:
@@ -110,7 +111,7 @@ def _beats(card: int, best: int, trump: int) -> bool:
 
 
 # --- the rollout policy (policy.policy_rollout, card for card) --------------------------------------------
-@_compiled
+@compiled
 def _cheap_discard(hand: int, trump: int) -> int:
     """``policy._cheap_discard``: the lowest side card, else the lowest trump."""
     side = hand & ~_suit(trump) if trump != 4 else hand
@@ -127,7 +128,7 @@ def _cheap_discard(hand: int, trump: int) -> int:
     return best
 
 
-@_compiled
+@compiled
 def _shed(hand: int, trump: int) -> int:
     """``policy._shed``: the highest side card, else the highest trump."""
     side = hand & ~_suit(trump) if trump != 4 else hand
@@ -145,7 +146,7 @@ def _shed(hand: int, trump: int) -> int:
     return best
 
 
-@_compiled
+@compiled
 def _lead_for_tricks(h: Ints, seat: int, hand: int, trump: int, outside: int) -> int:
     """The lead of a seat that still needs tricks: a sure winner (side suits first), a long trump suit
     from the top, else the longest side suit from the bottom."""
@@ -189,7 +190,7 @@ def _lead_for_tricks(h: Ints, seat: int, hand: int, trump: int, outside: int) ->
     return _lowest(bits)
 
 
-@_compiled
+@compiled
 def _lead_to_duck(hand: int, trump: int, outside: int) -> int:
     """The lead of a seat that is made or bust: the card with the most outside cards above it."""
     card = -1
@@ -206,7 +207,7 @@ def _lead_to_duck(hand: int, trump: int, outside: int) -> int:
     return card
 
 
-@_compiled
+@compiled
 def _follow(h: Ints, seat: int, follow: int, led: int, best: int, n: int, need: int, hand: int,
             trump: int) -> int:
     """A card of the led suit (``follow``: the seat's cards in it; ``best``: the trick's winning card)."""
@@ -239,7 +240,7 @@ def _follow(h: Ints, seat: int, follow: int, led: int, best: int, n: int, need: 
     return _highest(follow) if n == 3 else _lowest(follow)
 
 
-@_compiled
+@compiled
 def _void(hand: int, best: int, need: int, trump: int) -> int:
     """A card when void in the led suit: ruff as cheaply as possible when hungry, else shed."""
     trumps = hand & _suit(trump)
@@ -256,7 +257,7 @@ def _void(hand: int, best: int, need: int, trump: int) -> int:
     return _shed(hand, trump)
 
 
-@_compiled
+@compiled
 def _rollout(h: Ints, trump: int, leader: int, t: Ints, n: int, w: Ints, targets: Ints) -> None:
     """``policy_rollout`` in place: ``h`` and ``w`` (hands, tricks won) are played to the end of the deal;
     ``t[:n]`` is the trick so far."""
@@ -300,7 +301,7 @@ def _rollout(h: Ints, trump: int, leader: int, t: Ints, n: int, w: Ints, targets
 
 
 # --- the exact endgame (search._maxn) ---------------------------------------------------------------------
-@_compiled
+@compiled
 def _winner(t: Ints, trump: int) -> int:
     """``fast.trick_winner_index`` of the four cards ``t``."""
     best = t[0]
@@ -312,7 +313,7 @@ def _winner(t: Ints, trump: int) -> int:
     return best_i
 
 
-@_compiled
+@compiled
 def _leaf(w: Ints, base: Ints, radix: int) -> int:
     """The row of :func:`leaf_table` for the final trick counts ``w``."""
     high = (w[2] - base[2]) + radix * (w[3] - base[3])
@@ -324,7 +325,7 @@ _SEAT, _HAND, _BITS, _PREV, _BLOCK, _BEST, _N, _LEADER, _WINNER, _T0, _T1, _T2 =
 STACK_ROWS = 53  # one frame a card still to play, and the root
 
 
-@_compiled
+@compiled
 def _open(f: Ints, h: Ints, t: Ints, n: int, leader: int) -> None:
     """Fill frame ``f`` for the seat to play at trick position ``n``: its legal cards (following suit),
     the cards others hold or that lie on the table (``search.distinct_cards``' blockers)."""
@@ -349,7 +350,7 @@ def _open(f: Ints, h: Ints, t: Ints, n: int, leader: int) -> None:
     f[_WINNER] = -1
 
 
-@_compiled
+@compiled
 def _next_card(f: Ints) -> int:
     """The frame's next card to try, one per run of equivalent cards (the lowest of the run, in
     ``search.distinct_cards`` order: suits in order, ranks upwards, i.e. card indices upwards); -1 when
@@ -367,7 +368,7 @@ def _next_card(f: Ints) -> int:
     return -1
 
 
-@_compiled
+@compiled
 def _take_back(f: Ints, t: Ints, w: Ints) -> None:
     """Undo what the frame's card did to the trick and the tricks won when it closed a trick."""
     if f[_WINNER] >= 0:
@@ -378,7 +379,7 @@ def _take_back(f: Ints, t: Ints, w: Ints) -> None:
         f[_WINNER] = -1
 
 
-@_compiled
+@compiled
 def _keep(f: Ints, leaf: int, values: Ints) -> None:
     """Max^n at the frame's seat: a strictly better leaf replaces the best so far (ties: the first)."""
     seat = f[_SEAT]
@@ -386,7 +387,7 @@ def _keep(f: Ints, leaf: int, values: Ints) -> None:
         f[_BEST] = leaf
 
 
-@_compiled
+@compiled
 def _maxn(h: Ints, trump: int, leader: int, t: Ints, n: int, w: Ints, values: Ints, base: Ints,
           radix: int, stack: Ints) -> int:
     """``search._maxn``: the leaf (final trick counts, as a :func:`leaf_table` row) of the line where every
@@ -430,7 +431,7 @@ def _maxn(h: Ints, trump: int, leader: int, t: Ints, n: int, w: Ints, values: In
 
 
 # --- the batch ---------------------------------------------------------------------------------------------
-@_compiled
+@compiled
 def _play_batch(deals: Ints, cards: Ints, me: int, trump: int, leader: int, trick: Ints, won: Ints,
                 targets: Ints, exact: bool, values: Ints, radix: int) -> Ints:
     """Final trick counts, shape (deals, candidates, 4): ``search.after_card`` then the rollout or the

@@ -11,6 +11,10 @@ or scores. The last few tricks are solved exactly instead (max^n: each seat play
 The result per candidate is the distribution of the seat's tricks and its mean score: the numbers
 ``estimation hint`` shows and the strong bot maximises. Budgets are counted in deals, so a seeded
 search is deterministic; the wall-clock cap only cuts a runaway decision short.
+
+With the ``fast`` extra (numba) the deals are drawn and the play's candidates played out by compiled
+kernels (:mod:`.kernel_sampler`, :mod:`.kernel`) that give exactly the Python code's numbers, so the same
+decisions; :func:`compiled_kernels` chooses, and ``ESTIMATION_KERNEL=python`` forces the Python code.
 """
 
 from __future__ import annotations
@@ -204,7 +208,7 @@ def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: rand
         play = info.phase == str(Phase.PLAY)
         n = budget.play_samples if play else budget.samples
         weigh = budget.evidence and (budget.play_evidence or not play)
-        deals = sample_deals(info, n, rng, weigh, budget.evidence_scale, budget.oversample)
+        deals = deal_sampler()(info, n, rng, weigh, budget.evidence_scale, budget.oversample)
     evals = [Evaluation(a) for a in candidates]
     if info.phase == str(Phase.PLAY):
         _evaluate_play(info, evals, deals, budget, rng, start)
@@ -213,39 +217,68 @@ def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: rand
     return evals
 
 
-#: The environment variable that picks the play evaluation: ``python`` forces the pure-Python loop below
-#: (the reference: tests, benchmarks), ``numba`` requires the compiled kernel (an error without numba), and
-#: anything else (the default) uses the kernel when numba is importable.
+#: The environment variable that picks the compiled kernels or the Python code: ``python`` forces the
+#: pure-Python code (the reference: tests, benchmarks), ``numba`` requires the kernels (an error without
+#: numba), and anything else (the default) uses them when numba is importable.
 KERNEL_ENV = "ESTIMATION_KERNEL"
 
 #: What the compiled kernel returns per candidate card: the seat's trick histogram and its summed value.
 CardOutcomes = Callable[[Sequence[Sequence[int]], Sequence[int], int, int, int, Sequence[int],
                          Sequence[int], Sequence[int], bool, Callable[[tuple[int, ...]], Sequence[int]]],
                         list[tuple[list[int], int]]]
+#: :func:`.sampler.sample_deals`'s signature (info, n, rng, evidence, scale, oversample).
+SampleDeals = Callable[[Info, int, random.Random, bool, float, int], list[list[int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """The compiled kernels (the ``fast`` extra), each giving exactly the numbers of the Python code it
+    stands for. ``sample_deals`` is None when the compiled generator does not draw what this Python's
+    ``random`` draws (:func:`.kernel_sampler.stream_matches_python`): then the deals come from Python."""
+
+    card_outcomes: CardOutcomes
+    sample_deals: SampleDeals | None
 
 
 @functools.cache
-def _compiled_kernel() -> CardOutcomes | None:
-    """:func:`.kernel.card_outcomes` if numba is importable (the ``fast`` extra), else None. Imported on
-    the first play decision, not with this module: importing numba costs about 0.4 s of CPU."""
+def _compiled() -> Compiled | None:
+    """The kernels if numba is importable, else None. Imported on the first decision, not with this
+    module: importing numba costs about 0.4 s of CPU."""
     try:
         from .kernel import card_outcomes
+        from .kernel_sampler import sample_deals as compiled_sample_deals
+        from .kernel_sampler import stream_matches_python
     except ImportError:
         return None
-    return card_outcomes
+    return Compiled(card_outcomes, compiled_sample_deals if stream_matches_python() else None)
+
+
+def compiled_kernels() -> Compiled | None:
+    """The one place that chooses between the compiled kernels and the Python code (``KERNEL_ENV``)."""
+    choice = os.environ.get(KERNEL_ENV, "")
+    if choice == "python":
+        return None
+    kernels = _compiled()
+    if kernels is None and choice == "numba":
+        raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not importable: pip install 'estimation[fast]'")
+    return kernels
 
 
 def play_kernel(budget: Budget) -> CardOutcomes | None:
-    """The one place that chooses how a play decision is evaluated: the compiled kernel (the same trick
-    counts, so the same decisions, at a fraction of the CPU) or None for the pure-Python loop. The kernel
-    ports only the policy rollout and the exact endgame; ``random`` rollouts stay in Python."""
-    choice = os.environ.get(KERNEL_ENV, "")
-    if budget.rollout != "policy" or choice == "python":
-        return None
-    kernel = _compiled_kernel()
-    if kernel is None and choice == "numba":
-        raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not importable: pip install 'estimation[fast]'")
-    return kernel
+    """How a play decision is evaluated: the compiled kernel (the same trick counts, so the same
+    decisions, at a fraction of the CPU) or None for the pure-Python loop. The kernel ports only the
+    policy rollout and the exact endgame; ``random`` rollouts stay in Python."""
+    kernels = compiled_kernels()
+    return kernels.card_outcomes if kernels is not None and budget.rollout == "policy" else None
+
+
+def deal_sampler() -> SampleDeals:
+    """How deals are drawn: the compiled sampler (the same deals, the same draws from the generator) or
+    :func:`.sampler.sample_deals`."""
+    kernels = compiled_kernels()
+    if kernels is not None and kernels.sample_deals is not None:
+        return kernels.sample_deals
+    return sample_deals
 
 
 def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
