@@ -11,6 +11,7 @@ Python code, exactly.
   leaves it in the same state (positions of every ruleset and length, partnerships, voids, with and
   without the evidence); the pool's log-likelihoods are the same floats; the compiled MT19937 draws what
   ``random.Random`` draws.
+- The declarations' batch of rollouts (``kernel.play_out``) equals ``policy_rollout`` on every row.
 - A seeded game of ``strong`` bots makes exactly the same decisions with the kernels and with
   ``ESTIMATION_KERNEL=python`` (every evaluation compared, not only the chosen action).
 
@@ -46,6 +47,7 @@ from estimation.bots.search import (
     deal_sampler,
     evaluate,
     play_kernel,
+    rollout_kernel,
     solve,
 )
 from estimation.bots.side import value
@@ -108,10 +110,14 @@ def test_rollouts_equal_policy_rollout(p: dict[str, Any]) -> None:
     got = kernel.play_tricks(p["deals"], p["cards"], p["me"], p["trump"], p["leader"], p["trick"], p["won"],
                              p["targets"])
     assert got.shape == (len(p["deals"]), len(p["cards"]), 4)
+    positions = []
     for d, hands in enumerate(p["deals"]):
         for j, card in enumerate(p["cards"]):
             h, leader, trick, won = _after(p, hands, card)
             assert got[d, j].tolist() == policy_rollout(h, p["trump"], leader, trick, won, p["targets"])
+            positions.append((h, p["trump"], leader, trick, won, p["targets"]))
+    # The declarations' batch: one position a row, each with its own trick.
+    assert kernel.play_out(positions) == [policy_rollout(*position) for position in positions]
 
 
 class RandomScores:
@@ -241,6 +247,7 @@ def test_a_game_of_strong_bots_is_the_same_both_ways(ruleset: str, length: str, 
     monkeypatch.setenv(KERNEL_ENV, "python")
     assert _trace(ruleset, length, rounds, partners) == compiled
     assert sum(1 for _text, evals in compiled if evals and " play " in evals[0][0]) > 40
+    assert sum(1 for _text, evals in compiled if evals and " play " not in evals[0][0]) > 5
 
 
 def test_the_choice_of_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -248,8 +255,11 @@ def test_the_choice_of_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     assert play_kernel(Budget()) is kernel.card_outcomes
     assert play_kernel(Budget(rollout="random")) is None
     assert deal_sampler() is kernel_sampler.sample_deals
+    assert rollout_kernel(Budget()) is kernel.play_out
+    assert rollout_kernel(Budget(rollout="random")) is None
     monkeypatch.setenv(KERNEL_ENV, "python")
     assert play_kernel(Budget()) is None
+    assert rollout_kernel(Budget()) is None
     assert deal_sampler() is sample_deals
 
 

@@ -469,6 +469,25 @@ def _play_batch(deals: Ints, cards: Ints, me: int, trump: int, leader: int, tric
     return out
 
 
+@compiled
+def _rollouts(hands: Ints, trumps: Ints, leaders: Ints, tricks: Ints, n_tricks: Ints, won: Ints,
+              targets: Ints) -> Ints:
+    """``policy_rollout`` of every position (row), each with its own trump, trick and targets."""
+    out = np.empty((hands.shape[0], 4), np.int64)
+    h = np.empty(4, np.int64)
+    w = np.empty(4, np.int64)
+    t = np.empty(4, np.int64)
+    for b in range(hands.shape[0]):
+        for s in range(4):
+            h[s] = hands[b, s]
+            w[s] = won[b, s]
+            t[s] = tricks[b, s]
+        _rollout(h, trumps[b], leaders[b], t, n_tricks[b], w, targets[b])
+        for s in range(4):
+            out[b, s] = w[s]
+    return out
+
+
 def _ints(xs: Sequence[int] | Sequence[Sequence[int]]) -> Ints:
     return np.asarray(xs, dtype=np.int64)
 
@@ -521,3 +540,21 @@ def card_outcomes(deals: Sequence[Sequence[int]], cards: Sequence[int], me: int,
         mine[i] = plays_for(vector)[me]
     sums = mine[where.reshape(keys.shape)].sum(axis=0).tolist()
     return [(np.bincount(tricks[:, k, me], minlength=14).tolist(), sums[k]) for k in range(len(cards))]
+
+
+#: A position for :func:`play_out`: hands, trump, leader, trick so far, tricks won, targets.
+Position = tuple[Sequence[int], int, int, Sequence[int], Sequence[int], Sequence[int]]
+
+
+def play_out(positions: Sequence[Position]) -> list[list[int]]:
+    """``[policy_rollout(*p) for p in positions]`` in one compiled call: the declarations' evaluation
+    plays each (deal, candidate) out once the heuristic's declarations are made."""
+    if not positions:
+        return []
+    tricks = np.zeros((len(positions), 4), np.int64)
+    for i, p in enumerate(positions):
+        tricks[i, :len(p[3])] = p[3]
+    out = _rollouts(_ints([p[0] for p in positions]), _ints([p[1] for p in positions]),
+                    _ints([p[2] for p in positions]), tricks, _ints([len(p[3]) for p in positions]),
+                    _ints([p[4] for p in positions]), _ints([p[5] for p in positions]))
+    return out.tolist()  # type: ignore[no-any-return]

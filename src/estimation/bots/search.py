@@ -226,6 +226,9 @@ KERNEL_ENV = "ESTIMATION_KERNEL"
 CardOutcomes = Callable[[Sequence[Sequence[int]], Sequence[int], int, int, int, Sequence[int],
                          Sequence[int], Sequence[int], bool, Callable[[tuple[int, ...]], Sequence[int]]],
                         list[tuple[list[int], int]]]
+#: Policy rollouts of many positions (hands, trump, leader, trick, won, targets): final tricks of each.
+PlayOut = Callable[[Sequence[tuple[Sequence[int], int, int, Sequence[int], Sequence[int], Sequence[int]]]],
+                   list[list[int]]]
 #: :func:`.sampler.sample_deals`'s signature (info, n, rng, evidence, scale, oversample).
 SampleDeals = Callable[[Info, int, random.Random, bool, float, int], list[list[int]]]
 
@@ -237,6 +240,7 @@ class Compiled:
     ``random`` draws (:func:`.kernel_sampler.stream_matches_python`): then the deals come from Python."""
 
     card_outcomes: CardOutcomes
+    play_out: PlayOut
     sample_deals: SampleDeals | None
 
 
@@ -245,12 +249,12 @@ def _compiled() -> Compiled | None:
     """The kernels if numba is importable, else None. Imported on the first decision, not with this
     module: importing numba costs about 0.4 s of CPU."""
     try:
-        from .kernel import card_outcomes
+        from .kernel import card_outcomes, play_out
         from .kernel_sampler import sample_deals as compiled_sample_deals
         from .kernel_sampler import stream_matches_python
     except ImportError:
         return None
-    return Compiled(card_outcomes, compiled_sample_deals if stream_matches_python() else None)
+    return Compiled(card_outcomes, play_out, compiled_sample_deals if stream_matches_python() else None)
 
 
 def compiled_kernels() -> Compiled | None:
@@ -270,6 +274,13 @@ def play_kernel(budget: Budget) -> CardOutcomes | None:
     policy rollout and the exact endgame; ``random`` rollouts stay in Python."""
     kernels = compiled_kernels()
     return kernels.card_outcomes if kernels is not None and budget.rollout == "policy" else None
+
+
+def rollout_kernel(budget: Budget) -> PlayOut | None:
+    """How the declarations' evaluation plays its deals out: compiled policy rollouts in one batch (the
+    same trick counts) or None for one Python rollout at a time."""
+    kernels = compiled_kernels()
+    return kernels.play_out if kernels is not None and budget.rollout == "policy" else None
 
 
 def deal_sampler() -> SampleDeals:
@@ -346,6 +357,8 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
     me = info.seat
     side = info.partners and budget.for_side
     rollout = _rollout_fn(budget)
+    kernel = rollout_kernel(budget)
+    pending: list[tuple[Evaluation, Game]] = []  # played out by the kernel after the loop, all at once
     for hands in deals:
         if time.perf_counter() - start > budget.max_seconds and evals[0].n:
             break
@@ -364,6 +377,10 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
                 ev.score_sum += REDEAL_VALUE * info.multiplier
                 ev.n += 1
                 continue
+            if kernel is not None:
+                pending.append((ev, g))
+                ev.n += 1
+                continue
             trump = int(g.trump)
             targets = [e if e is not None else 0 for e in g.estimates]
             tricks = rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets, rng)
@@ -371,6 +388,19 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
             ev.tricks[tricks[me]] += 1
             ev.score_sum += value(round_scores(g), me, side)
             ev.n += 1
+    if kernel is not None:
+        _score_played_out(kernel, pending, me, side)
+
+
+def _score_played_out(kernel: PlayOut, pending: list[tuple[Evaluation, Game]], me: int, side: bool) -> None:
+    """The rollouts the loop above left to the kernel, scored as the loop would have: the scores are
+    integers (and the redeals' multiples of 5.0), so adding them in another order gives the same sums."""
+    positions = [(g.hands, int(g.trump), g.leader, g.trick, g.tricks_won,
+                  [e if e is not None else 0 for e in g.estimates]) for _ev, g in pending]
+    for (ev, g), tricks in zip(pending, kernel(positions), strict=True):
+        g.tricks_won = tricks
+        ev.tricks[tricks[me]] += 1
+        ev.score_sum += value(round_scores(g), me, side)
 
 
 # --- exact endgame ----------------------------------------------------------------------------------------
