@@ -483,6 +483,12 @@ def test_a_creator_names_a_table_shown_as_text_in_the_lobby_and_at_the_table(bro
         maker.wait_for_selector(".waiting h1 .table-name")
         assert maker.inner_text(".waiting h1 .table-name") == name
         assert not maker.locator(".waiting h1 b").count()  # text, never markup
+        # What it plays, in the page's language.
+        assert maker.inner_text(".waiting h1").endswith("Koutchina · micro"), maker.inner_text(".waiting h1")
+        w.to_arabic(maker)
+        maker.wait_for_selector(".waiting h1:has-text('كوتشينة · مصغّرة')")
+        maker.click("#lang-toggle")
+        maker.wait_for_selector("html[lang='en']")
         other = w.open_app(other_ctx, server.base)
         w.sign_in_guest(other, "Browser")
         row = f"#open-tables li[data-table='{tid}']"

@@ -348,3 +348,13 @@ def test_lobby_average_score_has_one_decimal(context: Any, web_server: Any, game
     shown = page.locator("dl.stats dd").nth(2).inner_text()
     assert shown == f"{stats['average_score']:.1f}", (shown, stats)
     assert not page.js_errors, page.js_errors
+    # Her finished games, in the lobby and on her profile, say what they played in the page's language.
+    w.to_arabic(page)
+    row = page.locator(f"#my-games li[data-table='{games['koutchina'][0]}']")
+    row.wait_for()
+    assert "كوتشينة · قصيرة" in row.inner_text() and "koutchina" not in row.inner_text(), row.inner_text()
+    page.goto(f"{web_server.base}/#/player/{ann.id}")
+    cell = page.locator(f"#recent-games tr[data-table='{games['koutchina'][0]}'] td").nth(2)
+    cell.wait_for()
+    assert cell.inner_text() == "كوتشينة · قصيرة", cell.inner_text()
+    assert not page.js_errors, page.js_errors

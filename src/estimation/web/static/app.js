@@ -12,7 +12,7 @@ import { ProfilePage } from "./profile.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { AccountPage } from "./account.js";
 import { CompetitionPage, competitionsPanel } from "./competitions.js";
-import { rulesets as rulesetList, rulesetOptions, lengthOptions } from "./rulesets.js";
+import { rulesets as rulesetList, rulesetOptions, lengthOptions, playsText } from "./rulesets.js";
 
 const main = document.getElementById("main");
 let current = null; // the page object with a destroy()
@@ -292,7 +292,7 @@ async function lobbyPage() {
     const others = finished.filter((tb) => !mineIds.has(tb.id));
     past.replaceChildren(
       h("section", { class: "tables", id: "my-games" }, h("h2", {}, t("my_games")),
-        mine.length ? h("ul", {}, mine.map((g) => h("li", { "data-table": g.table_id }, t("table_n", { n: g.table_id }), ` · ${g.ruleset} · ${g.length} · `,
+        mine.length ? h("ul", {}, mine.map((g) => h("li", { "data-table": g.table_id }, t("table_n", { n: g.table_id }), " · ", playsText(g.ruleset, g.length), " · ",
           `${t("total")} ${g.total} · ${t("place")} ${g.place} `, replayBtn(g.table_id)))) : h("p", { class: "muted" }, t("none"))),
       h("section", { class: "tables", id: "finished-tables" }, h("h2", {}, t("finished_tables")),
         others.length ? h("ul", {}, others.map((tb) => h("li", { "data-table": tb.id },

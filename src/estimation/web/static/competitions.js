@@ -8,7 +8,7 @@
 // put in the page as text (h() makes text nodes), never as HTML.
 import { h, api, session, trumpText } from "./common.js";
 import { t, tParts, lengthName, levelName } from "./i18n.js";
-import { rulesetName, rulesetOptions, lengthOptions, rulesetInfo } from "./rulesets.js";
+import { rulesetName, rulesetOptions, lengthOptions, rulesetInfo, playsText } from "./rulesets.js";
 import { shortAction } from "./board.js";
 import { LobbyFeed, fill, num, playerLink, toast, botName } from "./lobbyfeed.js";
 
@@ -75,7 +75,7 @@ export function competitionsPanel(rulesets, levels, err) {
       fill(lists[status], rows.length ? rows.map((c) => h("li", { "data-competition": c.id, "data-status": c.status },
         h("a", { href: `#/competition/${c.id}`, class: "competition-link" }, c.name), " ",
         h("span", { class: "chip" }, t(`c_kind_${c.kind}`)), " ",
-        h("small", {}, `${rulesetName(c.ruleset)} · ${lengthName(c.length)} · `, entrantsText(c),
+        h("small", {}, playsText(c.ruleset, c.length), " · ", entrantsText(c),
           c.status === "upcoming" ? [" · ", t("c_starts", { w: when(c.starts_at) })] : "",
           c.status === "paused" ? [" · ", t("c_status_paused")] : "")))
         : h("li", { class: "muted" }, t("none")));

@@ -2,8 +2,8 @@
 // tables and tables in play drawn from it, quick play, rematch offers, toasts and links to players' profiles.
 // Every name is put in the page as text (h() makes text nodes), never as HTML.
 import { h, api, session, store, num } from "./common.js";
-import { t, lengthName } from "./i18n.js";
-import { rulesetName, rulesetOptions, lengthOptions } from "./rulesets.js";
+import { t } from "./i18n.js";
+import { rulesetOptions, lengthOptions, playsText } from "./rulesets.js";
 
 /** Put `kids` in `el` in place of what it held (null, undefined and false are left out, arrays flattened). */
 export function fill(el, ...kids) {
@@ -48,7 +48,6 @@ export function seatsLine(table) {
   return h("small", { class: "seats-line" }, parts);
 }
 
-/** What a table plays: ruleset, length, stake. */
 /** A table's name as its creator gave it, as text in a <bdi> (its own direction never reorders the line
  *  around it), or null: a table without a name is its number only. */
 export function tableName(table) {
@@ -61,8 +60,9 @@ export function tableTitle(table) {
   return [h("strong", {}, t("table_n", { n: table.id })), name ? [" · ", name, " ·"] : null];
 }
 
+/** What a table plays: ruleset, length, stake. */
 export function rulesLine(table) {
-  return [`${rulesetName(table.ruleset)} · ${lengthName(table.length)}`, table.partners ? ` · ${t("partners")}` : "",
+  return [playsText(table.ruleset, table.length), table.partners ? ` · ${t("partners")}` : "",
     table.stake ? ` · ${t("stake")} ${table.stake}` : ""];
 }
 

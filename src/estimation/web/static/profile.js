@@ -4,7 +4,7 @@
 import { h, api, session, ApiError } from "./common.js";
 import { t, getLang } from "./i18n.js";
 import { fill, num } from "./lobbyfeed.js";
-import { rulesets, rulesetName } from "./rulesets.js";
+import { rulesets, rulesetName, playsText } from "./rulesets.js";
 
 const pct = (x) => (x === null || x === undefined ? "–" : `${Math.round(x * 100)}%`);
 
@@ -94,7 +94,7 @@ export class ProfilePage {
           h("th", { scope: "col", class: k === "s_table" ? "c-table" : k === "s_when" ? "c-when" : null }, t(k))))),
         h("tbody", {}, p.recent.map((g) => h("tr", { "data-table": g.table_id, class: `o-${g.left ? "left" : g.outcome}` },
           h("td", { class: "c-when" }, dateText(g.finished_at)), h("td", { class: "c-table" }, g.table_id),
-          h("td", {}, `${g.ruleset} · ${g.length}`), h("td", { class: "num" }, num(g.total)), h("td", { class: "num" }, g.place), h("td", {}, outcomeText(g)),
+          h("td", {}, playsText(g.ruleset, g.length)), h("td", { class: "num" }, num(g.total)), h("td", { class: "num" }, g.place), h("td", {}, outcomeText(g)),
           h("td", {}, h("a", { class: "button replay", href: `#/replay/${g.table_id}` }, t("replay"))))))))
         : h("p", { class: "muted" }, t("s_no_games")));
     this.root.setAttribute("aria-busy", "false");

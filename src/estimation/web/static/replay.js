@@ -6,8 +6,8 @@
 // their fixed trumps), never by testing the ruleset's name.
 import { h, api, sortHand, cardFace, callText, trumpText } from "./common.js";
 import { describeAction } from "./describe.js";
-import { t, getLang, lengthName } from "./i18n.js";
-import { rulesetInfo, roundsOf, rulesetName } from "./rulesets.js";
+import { t, getLang } from "./i18n.js";
+import { rulesetInfo, roundsOf, playsText } from "./rulesets.js";
 import { breakdownTable, scoreSheet, sidesList, sideScores, sideOf, scrollCues } from "./sheet.js";
 import { playerNames } from "./lobbyfeed.js";
 
@@ -168,7 +168,7 @@ export class ReplayPage {
       h("div", { class: "info", dir: "ltr" }, `${st.estimates[s] ?? "–"} / ${st.won[s]}`),
       h("div", { class: "rhand" }, sortHand([...st.hands[s]]).map((c) => cardFace(c)))));
     const parts = [
-      h("h1", {}, t("replay_title", { n: this.id }), ` · ${rulesetName(rec.ruleset)} · ${lengthName(length)}`, sides ? ` · ${t("partners")}` : ""),
+      h("h1", {}, t("replay_title", { n: this.id }), " · ", playsText(rec.ruleset, length), sides ? ` · ${t("partners")}` : ""),
       h("div", { class: "bar" },
         h("span", {}, t("round_of", { r: deal.round, n: roundsOf(info, length).length || "?" })),
         h("span", { id: "rp-trump" }, `${t("trump")}: `, st.trump ? trumpText(st.trump) : "?"),

@@ -2,7 +2,7 @@
 // verbs, score lines... Pages read these, as the table reads a view's `verbs` and `rules`, and never test a
 // ruleset's name to decide what to do; the list is fetched once per page load.
 import { api, h } from "./common.js";
-import { getLang, lengthOption } from "./i18n.js";
+import { getLang, lengthOption, lengthName } from "./i18n.js";
 
 let loading = null;
 let known = null; // the list once it has come: for what draws at once (a table's marker tooltips)
@@ -27,6 +27,10 @@ export function rulesetName(name) {
   const info = rulesetNow(name);
   return (info && (info.display_names[getLang()] || info.display_names.en)) || name;
 }
+
+/** What a game plays, "Koutchina · mini" / "كوتشينة · قصيرة": its ruleset and length in the page's language,
+ *  the one way every page says it. */
+export function playsText(ruleset, length) { return `${rulesetName(ruleset)} · ${lengthName(length)}`; }
 
 /** One ruleset's description by the name a record or a view gives, or null. */
 export async function rulesetInfo(name) {

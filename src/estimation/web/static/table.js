@@ -6,7 +6,7 @@ import { t, getLang } from "./i18n.js";
 import { breakdownTable, scoreSheet, sidesList, sideScores, sideName, sideOf, partnerNames, scrollCues } from "./sheet.js";
 import { actionPanels, estimatePanel, parseAction } from "./bidding.js";
 import { scoreboard, declarationLog, lastDeclarations, shortAction, dealerChip, offerIsDash } from "./board.js";
-import { rulesets } from "./rulesets.js";
+import { rulesets, playsText } from "./rulesets.js";
 import { describeAction } from "./describe.js";
 import { play as sound } from "./sound.js";
 import { TableChat } from "./chat.js";
@@ -438,7 +438,7 @@ export class TablePage {
     const stakeNote = tb.stake ? h("p", { class: "stake-note", id: "stake-note" }, t("stake_pot", { s: tb.stake, p: tb.pot }),
       me && me.account.guest ? ` · ${t("guest_no_stake")}` : ` · ${t("join_stakes", { coins: t("coins_obj", { n: tb.stake }) })}`) : null;
     return h("section", { class: "card-panel waiting" },
-      h("h1", {}, t("table_n", { n: tb.id }), tb.name ? [" · ", tableName(tb)] : null, ` · ${tb.ruleset} · ${tb.length}`,
+      h("h1", {}, t("table_n", { n: tb.id }), tb.name ? [" · ", tableName(tb)] : null, " · ", playsText(tb.ruleset, tb.length),
         tb.private ? ` · ${t("private")}` : ""),
       h("p", {}, tb.status === "open" ? t("table_open", { n: seated }) : t(`status_${tb.status}`)),
       tb.private && tb.status === "open" ? h("p", { class: "muted", id: "private-note" }, t("private_note")) : null,
