@@ -123,22 +123,6 @@ def test_calculator_matches_cli(context: Any, web_server: Any) -> None:
     assert not page.js_errors, page.js_errors
 
 
-#: The multiplication sign; the left edges of its first one and of the digit after it in an element's text,
-#: as laid out on screen.
-TIMES = "\u00d7"
-TIMES_AND_DIGIT = """(sel) => {
-  const el = document.querySelector(sel);
-  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-  const chars = [];
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    for (let i = 0; i < n.data.length; i++) chars.push([n, i]);
-  }
-  const at = chars.findIndex(([n, i]) => n.data[i] === "\\u00d7");
-  const left = ([n, i]) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
-    return r.getBoundingClientRect().left; };
-  const digit = chars.slice(at + 1).find(([n, i]) => /[0-9]/.test(n.data[i]));
-  return [left(chars[at]), left(digit)];
-}"""
 
 
 def test_a_multiplier_reads_times_first_in_arabic(context: Any, web_server: Any) -> None:
@@ -154,7 +138,7 @@ def test_a_multiplier_reads_times_first_in_arabic(context: Any, web_server: Any)
     w.to_arabic(page)
     page.wait_for_selector("html[lang='ar'] #calc-next")
     for sel in ("#calc-next", ".calc-out .saaydeh"):
-        assert TIMES in page.inner_text(sel), sel
-        times, digit = page.evaluate(TIMES_AND_DIGIT, sel)
+        assert w.TIMES in page.inner_text(sel), sel
+        times, digit = page.evaluate(w.TIMES_AND_DIGIT, sel)
         assert times < digit, (sel, page.inner_text(sel), times, digit)
     assert not page.js_errors, page.js_errors

@@ -43,6 +43,20 @@ def _shoot(page: Any, name: str, out: Path) -> None:
     page.set_viewport_size(SIZES["desktop"])
 
 
+def _arabic_numbers_read_left_to_right(page: Any) -> None:
+    """What the round-end screenshot shows in Arabic: each signed number sign first, the next round's
+    multiplier (after this seed's Sa'aydeh) sign first."""
+    w.to_arabic(page)
+    page.wait_for_selector("#round-end[open] table.breakdown")
+    found = w.signs(page, "#round-end")
+    assert found and all(ok for _, ok in found), found
+    if page.locator("#round-end .saaydeh").count():
+        times, digit = page.evaluate(w.TIMES_AND_DIGIT, "#round-end .saaydeh")
+        assert times < digit, (page.inner_text("#round-end .saaydeh"), times, digit)
+    page.click("#lang-toggle")
+    page.wait_for_selector("html[lang='en']")
+
+
 def test_screenshots(context: Any, web_server: Any, tmp_path: Path) -> None:
     target = os.environ.get("ESTIMATION_SCREENSHOTS")
     out = ROOT / target if target else tmp_path
@@ -56,6 +70,7 @@ def test_screenshots(context: Any, web_server: Any, tmp_path: Path) -> None:
         w.settle(page)
         if page.locator("#round-end[open]").count():
             _shoot(page, "round-end", out)
+            _arabic_numbers_read_left_to_right(page)
             break
         if page.locator("#dash-panel").count():
             page.click("#nodash-btn")

@@ -490,3 +490,21 @@ SIGNS_JS = """sel => {
 
 def signs(page: Any, sel: str) -> list[tuple[str, bool]]:
     return [(text, ok) for text, ok in page.evaluate(SIGNS_JS, sel)]
+
+
+#: The multiplication sign; the left edges of its first one and of the digit after it in an element's text,
+#: as laid out on screen.
+TIMES = "\u00d7"
+TIMES_AND_DIGIT = """(sel) => {
+  const el = document.querySelector(sel);
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const chars = [];
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    for (let i = 0; i < n.data.length; i++) chars.push([n, i]);
+  }
+  const at = chars.findIndex(([n, i]) => n.data[i] === "\\u00d7");
+  const left = ([n, i]) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+    return r.getBoundingClientRect().left; };
+  const digit = chars.slice(at + 1).find(([n, i]) => /[0-9]/.test(n.data[i]));
+  return [left(chars[at]), left(digit)];
+}"""
