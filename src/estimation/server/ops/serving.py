@@ -21,6 +21,7 @@ reverse proxy in front must add.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -131,12 +132,31 @@ class GuardedHttp(HttpToolsProtocol):
 
 
 class GuardedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol whose closes close, even when the peer never reads (see above)."""
+    """uvicorn's WebSocket protocol whose closes close, even when the peer never reads (see above), and
+    whose connection is freed the moment it is lost (see :meth:`connection_lost`)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         wrapped = transport if isinstance(transport, ClosingTransport) else ClosingTransport(
             cast(asyncio.Transport, transport), CLOSE_GRACE)
         super().connection_made(cast(asyncio.Transport, wrapped))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The connection is gone: also end the websockets protocol's frame parser.
+
+        That parser is a generator of the protocol's own method (``self.parser = self.parse()``, then
+        ``discard()`` after a close), so every protocol is a reference cycle, which only the cyclic
+        collector frees; and under ``estimation serve``'s collector policy (:mod:`.tuning`) a socket that
+        was open long enough to be frozen waited for the next reclaim, holding its permessage-deflate
+        streams (zlib's, about 20 KB) and buffers meanwhile: the workers' memory grew with every socket
+        ever closed (issue 25, docs/performance.md, the soak). Closing the generator breaks the cycle, so
+        reference counting frees the protocol with this object. Nothing reads the parser after this:
+        uvicorn stops feeding it data and answers the app's later sends with ``ClientDisconnected``."""
+        super().connection_lost(exc)
+        parser = getattr(self.conn, "parser", None)
+        if parser is not None:
+            with contextlib.suppress(Exception):  # a websockets that changed its parser: memory, not a crash
+                parser.close()
+        self.conn.parser_exc = None  # its traceback would hold the parser's frame, and that the protocol
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
