@@ -1,6 +1,7 @@
-"""What a server keeps after the things it served are gone (issue 25, "memory flat"): a closed socket. Each
-check drives the real code (a uvicorn server of this process with ``estimation serve``'s protocols) and
-then looks inside: nothing of the finished thing may be left in memory.
+"""What a server keeps after the things it served are gone (issue 25, "memory flat"): a closed socket, a
+rematch, a quick-play timer. Each check drives the real code (a uvicorn server of this process with
+``estimation serve``'s protocols, or a started hub on SQLite) and then looks inside: nothing of the finished
+thing may be left in the process's maps, or, for a socket, in memory.
 
 Why: the cluster soak measured every worker's memory growing by about 6 MB a minute (docs/performance.md).
 Most of it was closed sockets' websockets protocols, each a reference cycle with its zlib streams, which
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import gc
 import json
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,12 @@ import websockets
 from server_helpers import free_port
 
 from estimation.server import Settings, create_app
+from estimation.server.access import auth
+from estimation.server.hub import Hub
 from estimation.server.ops.serving import GuardedWebSocket, uvicorn_options
+from estimation.server.social.service import Social, social_of
+from estimation.server.storage.models import utcnow
+from estimation.server.table.reducer import TableSettings
 
 
 @contextlib.asynccontextmanager
@@ -93,3 +100,55 @@ def test_a_closed_socket_is_freed_at_once_not_by_the_cyclic_collector(tmp_path: 
             assert left == 0, f"{left} of {len(protocols)} closed sockets' protocols still in memory"
 
     asyncio.run(main())
+
+
+def with_hub(tmp_path: Path, body: Callable[[Hub], Awaitable[None]], **settings: Any) -> None:
+    """Run ``body`` with a started hub on a fresh SQLite file (bots far off unless ``settings`` say)."""
+
+    async def main() -> None:
+        url = f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}"
+        hub = Hub(Settings(database_url=url, open_tables_per_player=0,
+                           **{"bot_delay": 3600.0, "bot_workers": 1, **settings}), Social)
+        await hub.start()
+        try:
+            await body(hub)
+        finally:
+            await hub.stop()
+
+    asyncio.run(main())
+
+
+def test_a_rematch_leaves_no_lock_behind(tmp_path: Path) -> None:
+    """Two askers at once make one rematch (a lock per finished table), and once it is made the lock goes:
+    the social part kept one for every table ever asked for a rematch."""
+
+    async def body(hub: Hub) -> None:
+        social = social_of(hub)
+        async with hub.session() as db, db.begin():
+            me = await auth.create_guest(db, "Again")
+        for _ in range(3):
+            old = await hub.create_table(me.id, TableSettings("egyptian", bot_seats=(1, 2, 3),
+                                                              turn_seconds=0))
+            await old.join(me.id, me.name, True, 0, False, None)
+            await old.leave(me.id)  # an egyptian leaver ends the match: the table is finished
+            assert old.status == "finished"
+            new, seat, created = await social.rematch(me, old.id, False)
+            assert created and seat == 0 and new.status == "playing"
+            await new.leave(me.id)
+        assert len(social._rematch) == 0, "a lock kept for every table asked for a rematch"
+
+    with_hub(tmp_path, body)
+
+
+def test_a_quick_play_timer_for_a_table_not_held_here_is_forgotten(tmp_path: Path) -> None:
+    """A quick-play table's bot timer whose table this process does not hold (in a cluster: another
+    worker's, every waiting one gets a timer at start-up, or one that moved away) ends without a trace."""
+
+    async def body(hub: Hub) -> None:
+        social = social_of(hub)
+        social.schedule_bots(987_654, utcnow() - dt.timedelta(seconds=1))  # no such table here
+        timer = social._timers[987_654]
+        await timer
+        assert 987_654 not in social._timers and 987_654 not in social._due
+
+    with_hub(tmp_path, body)

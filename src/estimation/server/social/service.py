@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException
@@ -74,8 +75,11 @@ class Social:
         #: that brings them (the time itself is the table's: ``TableRuntime.bots_at``).
         self._due: dict[int, dt.datetime] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
+        #: One quick-play seating at a time per (ruleset, length): a handful of keys.
         self._quick: dict[tuple[str, str], asyncio.Lock] = {}
-        self._rematch: dict[int, asyncio.Lock] = {}
+        #: One rematch making at a time per finished table. Weak, as the hub's seating locks: a lock lives
+        #: while someone holds or waits for it, so the map does not keep one for every table ever asked.
+        self._rematch: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def start(self) -> None:
         """Quick-play tables that were waiting when the process stopped get their timers back."""
@@ -166,6 +170,13 @@ class Social:
                     await runtime.fill_with_bots(runtime.created_by)
         except Exception:
             log.exception("quick play: seating bots at table %s failed", table_id)
+        finally:
+            # This timer is over whatever came of it. Unless a newer one took its place, forget it: in a
+            # cluster a table another worker holds (every waiting table gets a timer at start-up, a table
+            # that moved keeps its old one) never changes here, so nothing else would.
+            if self._timers.get(table_id) is asyncio.current_task():
+                del self._timers[table_id]
+                self._due.pop(table_id, None)
 
     async def quickplay(self, me: Account, ruleset: str, length: str) -> tuple[TableRuntime, int, bool]:
         """Seat ``me`` at the fullest open quick-play table of these rules, or at a new one; the runtime,
@@ -223,7 +234,10 @@ class Social:
         if old.rules.competition is not None:
             raise HTTPException(409, "a competition's table has no rematch: its next stage seats you")
         created = False
-        async with self._rematch.setdefault(table_id, asyncio.Lock()):
+        lock = self._rematch.get(table_id)
+        if lock is None:
+            lock = self._rematch[table_id] = asyncio.Lock()
+        async with lock:
             new_id = old.rematch_id
             gone = False
             if new_id is not None:
