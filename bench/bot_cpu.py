@@ -20,7 +20,7 @@ Games use seeds ``SEED * 1000 + i`` (not the strength runs' seeds).
 The strong bot's sampling and play run compiled when numba is installed (the ``fast`` extra);
 ``ESTIMATION_KERNEL=python`` measures the pure-Python code. Loading the kernels (importing numba, reading
 their cached machine code, or compiling them the first time) is once a process: it is timed apart, before
-the games (one strong decision), and printed, not charged to the first decisions.
+the games, and printed, not charged to the first decisions.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import time
 from typing import Any
 
 import estimation
-from estimation.bots import HeuristicBot, StrongBot
 from estimation.bots.search import compiled_kernels
 from estimation.game import Game
 from estimation.rulesets import get_ruleset
@@ -74,16 +73,10 @@ def play(level: str, ruleset: str, length: str, seed: int, seats: set[int]) -> t
 
 
 def load_kernel() -> float | None:
-    """CPU seconds to load the compiled kernels, measured on one strong decision at the first card of a
-    game (every compiled function is then loaded); None when the Python code runs."""
+    """CPU seconds to load the compiled kernels (every one of them); None when the Python code runs."""
     t0 = time.process_time()
     if compiled_kernels() is None:
         return None
-    game = Game(get_ruleset("koutchina"), "full", seed=1)
-    heuristic = HeuristicBot()
-    while game.phase != "play":
-        game.apply(heuristic.act(game.view(game.to_move or 0)))
-    StrongBot(1).act(game.view(game.to_move or 0))
     return time.process_time() - t0
 
 

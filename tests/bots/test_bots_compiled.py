@@ -265,7 +265,9 @@ def test_the_choice_of_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_without_numba_the_bots_run_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
-    monkeypatch.delitem(sys.modules, "estimation.bots.kernel")
+    for name in ("kernel", "kernel_sampler"):  # and so does importing the kernels again
+        monkeypatch.delitem(sys.modules, f"estimation.bots.{name}")
+        monkeypatch.delattr(estimation.bots, name)
     _compiled.cache_clear()
     try:
         monkeypatch.delenv(KERNEL_ENV, raising=False)

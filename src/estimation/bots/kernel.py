@@ -558,3 +558,11 @@ def play_out(positions: Sequence[Position]) -> list[list[int]]:
                     _ints([p[2] for p in positions]), tricks, _ints([len(p[3]) for p in positions]),
                     _ints([p[4] for p in positions]), _ints([p[5] for p in positions]))
     return out.tolist()  # type: ignore[no-any-return]
+
+
+def warm_up() -> None:
+    """Load every compiled function (compile it, the first time) with one tiny call of each batch."""
+    deal = [[1, 2, 4, 8]]  # one card each: 0, 1, 2, 3
+    play_tricks(deal, [0], 0, 4, 0, [], [0] * 4, [1] * 4)
+    play_tricks(deal, [0], 0, 4, 0, [], [0] * 4, [1] * 4, leaf_table([0] * 4, 1, lambda tricks: tricks))
+    play_out([(deal[0], 4, 0, [], [0] * 4, [1] * 4)])

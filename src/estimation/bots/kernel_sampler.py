@@ -586,3 +586,21 @@ def stream_matches_python(seed: Any = "estimation") -> bool:
     expected += [float(theirs.randrange(1 + i % 51)) for i in range(52, 152)]
     expected += [theirs.random() for _ in range(8)]
     return out.tolist() == expected and ours.getstate() == theirs.getstate()
+
+
+def warm_up() -> None:
+    """Load every compiled function (compile it, the first time) with one tiny call of each loop: the
+    pool both ways, the likelihoods of every kind of fact, the swaps."""
+    state = _Stream(random.Random(0)).state
+    seats = _ints([1, 2, 3])
+    sizes = _ints([0, 1, 1, 1])
+    _shuffled_deals(state, 1, _ints([1, 2, 3]), seats, sizes, 0, 1)
+    plan = (_ints([[1, 2, 3, 0]]), _ints([3]), _ints([[1, 2, 3] + [0] * 10]), _ints([3]))
+    _suit_dealt_deals(state, 1, *plan, sizes, 0, 1, 1)
+    facts_ = tuple(Fact(1 + i // 2, kind, 1, 0, standing=(1, 0)) for i, kind in enumerate(KINDS))
+    fi, ff, starts, ends = _encode(facts_)
+    tables, par = _model()
+    deals = _ints([[1, 2, 4, 8]])
+    played = _ints([0, 0, 0, 0])
+    _pool_logs(deals, played, fi, ff, starts, ends, tables, par, 1.0)
+    _rejuvenate(state, deals, seats, played, played, fi, ff, starts, ends, tables, par, 1, 1.0)
