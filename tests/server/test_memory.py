@@ -1,7 +1,7 @@
 """What a server keeps after the things it served are gone (issue 25, "memory flat"): a closed socket, a
-rematch, a quick-play timer. Each check drives the real code (a uvicorn server of this process with
-``estimation serve``'s protocols, or a started hub on SQLite) and then looks inside: nothing of the finished
-thing may be left in the process's maps, or, for a socket, in memory.
+rematch, a quick-play timer, a finished competition table. Each check drives the real code (a uvicorn
+server of this process with ``estimation serve``'s protocols, or a started hub on SQLite) and then looks
+inside: nothing of the finished thing may be left in the process's maps, or, for a socket, in memory.
 
 Why: the cluster soak measured every worker's memory growing by about 6 MB a minute (docs/performance.md).
 Most of it was closed sockets' websockets protocols, each a reference cycle with its zlib streams, which
@@ -27,6 +27,8 @@ from server_helpers import free_port
 
 from estimation.server import Settings, create_app
 from estimation.server.access import auth
+from estimation.server.competitions import reading
+from estimation.server.competitions.seeding import seed_swiss
 from estimation.server.hub import Hub
 from estimation.server.ops.serving import GuardedWebSocket, uvicorn_options
 from estimation.server.social.service import Social, social_of
@@ -152,3 +154,34 @@ def test_a_quick_play_timer_for_a_table_not_held_here_is_forgotten(tmp_path: Pat
         assert 987_654 not in social._timers and 987_654 not in social._due
 
     with_hub(tmp_path, body)
+
+
+def test_a_finished_competition_table_leaves_nothing_in_the_competitions_maps(tmp_path: Path) -> None:
+    """A swiss's table played to its end (its entrants gone, bots play their seats on) is forgotten by the
+    competitions' part of the hub (its rounds seen, kept for every competition table ever played), and the
+    competition's lock goes once nobody holds it (one was kept for every competition ever touched)."""
+
+    async def body(hub: Hub) -> None:
+        competitions = hub.competitions
+        cid, director = await seed_swiss(hub.session, 8, stages=2, seed=3)
+        await competitions.start_now(cid, director)
+        tables = [r for r in hub.runtimes.values() if r.rules.competition == cid]
+        assert len(tables) == 2 and all(r.id in competitions._rounds for r in tables)
+        done = tables[0]
+        for seat in done.seats:
+            if seat.account_id is not None and not seat.is_bot:
+                await done.leave(seat.account_id)  # a bot plays the seat on
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 120
+        while done.status != "finished" and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        assert done.status == "finished"
+        assert done.id not in competitions._rounds and tables[1].id in competitions._rounds
+        while competitions._locks and loop.time() < deadline:  # the board's news is read and sent
+            await asyncio.sleep(0.05)
+        assert len(competitions._locks) == 0, "a lock kept for every competition ever touched"
+
+    try:
+        with_hub(tmp_path, body, bot_delay=0.0)
+    finally:
+        reading.forget_all()

@@ -38,6 +38,7 @@ import json
 import logging
 import secrets
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -70,7 +71,7 @@ from ..storage.models import (
     Table,
     utcnow,
 )
-from ..table.reducer import Events, TableSettings
+from ..table.reducer import OVER, Events, TableSettings
 from ..table.runtime import TableError, TableRuntime
 from ..table.store import Slot, SlotFenced, SlotTaken, TableMoved
 from .field import Field, seats_of
@@ -136,14 +137,17 @@ class Competitions:
 
     def __init__(self, hub: CompetitionHost) -> None:
         self.hub = hub
-        self._locks: dict[int, asyncio.Lock] = {}
+        #: One change at a time per competition. Weak: a lock lives while someone holds or waits for it, so
+        #: the map does not keep one for every competition this process ever touched.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._ticker: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         #: Competitions whose ``competition`` message is due in a moment.
         self._announcing: set[int] = set()
         #: Seconds the last ``competition`` message of each competition took to read and score.
         self._cost: dict[int, float] = {}
-        #: Rounds each competition table had finished when last seen (a board finished when it grows).
+        #: Rounds each competition table in play had finished when last seen (a board finished when it
+        #: grows); forgotten when the table is over, so it holds the tables in play, not every one played.
         self._rounds: dict[int, int] = {}
         self._news: Subscription | None = None
         #: Set when a competition may have become active (created here or elsewhere, news missed): the
@@ -726,6 +730,8 @@ class Competitions:
             self._rounds[runtime.id] = done
             table_id = runtime.id
             self._later(lambda: self._board_done(competition_id, table_id, over))
+        if runtime.status in OVER:
+            self._rounds.pop(runtime.id, None)  # nothing more to compare: every change now says it is over
 
     async def loaded(self, runtime: TableRuntime) -> None:
         """A competition table loaded into memory: whether spectators may see it yet."""
@@ -737,7 +743,8 @@ class Competitions:
             (t for t in found.tables if t.table_id == runtime.id), None)
         if found is not None and table is not None:
             runtime.watchable = found.watchable(table.stage)
-            self._rounds[runtime.id] = found.rounds_done(runtime.id)
+            if runtime.status not in OVER:
+                self._rounds[runtime.id] = found.rounds_done(runtime.id)
 
     async def _record_leave(self, competition_id: int, table_id: int, account_id: int, rounds_done: int,
                             reason: str) -> None:
