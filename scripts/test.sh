@@ -13,6 +13,9 @@ fi
 # The lock holds the fast extra's numba too: tests/bots/test_bots_compiled.py fails (never skips) without it.
 .venv/bin/python -m pip install --quiet --require-hashes -r requirements.lock
 .venv/bin/python -m pip install --quiet --no-deps -e .
+# Compile the strong bot's numba kernels once (about 12 s of CPU; cached in src/estimation/bots/__pycache__),
+# so that no test, server worker or browser test waits for the compiler in the middle of a game.
+.venv/bin/python -c "from estimation.bots.search import compiled_kernels; assert compiled_kernels()"
 # The server tests run on SQLite and on PostgreSQL; tests/server/conftest.py starts a throwaway cluster from
 # the installed binaries (/usr/lib/postgresql/*/bin) and FAILS when there are none. Install them here when
 # we can (root, Debian); set TEST_DATABASE_URL=postgresql+asyncpg://... to use a server of your own instead.
