@@ -3,6 +3,7 @@ cycles are reclaimed; uninstall puts the process back."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 import weakref
@@ -33,6 +34,37 @@ def test_survivors_of_a_middle_collection_are_frozen_and_a_reclaim_frees_their_c
         assert policy.stats()["gc_reclaims"] >= 1
     finally:
         tuning.uninstall()
+
+
+def test_a_reclaim_comes_every_interval_however_little_the_frozen_population_grew() -> None:
+    """Issue 25: the reclaim waited for the frozen population to double, which cycles of few objects and
+    much memory (a closed socket's) never made it do: the soak's workers grew ~6 MB a minute. Now, once
+    ``RECLAIM_INTERVAL`` (ten minutes) has passed, the next middle-generation collection has the loop
+    reclaim, once. The policy's clock is moved back an hour here, not waited for."""
+
+    async def main() -> None:
+        policy = tuning.install()
+        try:
+            a, b = Node(), Node()
+            a.other, b.other = b, a
+            probe = weakref.ref(a)
+            gc.collect(1)  # frozen: only a reclaim frees this cycle now
+            del a, b
+            before = policy.reclaims
+            gc.collect(1)
+            await asyncio.sleep(0)
+            assert policy.reclaims == before and probe() is not None  # the interval has not passed
+            policy.last_reclaim -= 3600.0  # longer ago than the interval
+            gc.collect(1)  # the collector's callback finds a reclaim due: the loop runs it next
+            await asyncio.sleep(0)
+            assert policy.reclaims == before + 1 and probe() is None
+            gc.collect(1)
+            await asyncio.sleep(0)
+            assert policy.reclaims == before + 1  # and not again before the next interval
+        finally:
+            tuning.uninstall()
+
+    asyncio.run(main())
 
 
 def test_install_keeps_young_collections_small_and_is_idempotent() -> None:

@@ -19,11 +19,18 @@ So young collections stay small (the default threshold) and the long-lived objec
 collection's sight: once an object has survived a middle-generation collection it is moved to the permanent
 generation (``gc.freeze``), where no automatic collection looks. Moving is a list splice, not a scan, and
 reference counting still frees frozen objects the moment they are unreachable; what freezing gives up is
-collecting *cycles* among them (a closed connection's protocol and tasks, a finished table). Those are
-reclaimed by a full collection over everything (``gc.unfreeze``, ``gc.collect``, ``gc.freeze``) once the
-frozen population has doubled since the last one, and at most once in ten minutes: each such pause is as
-long as a full collection, but they come rarely (after the process's long-lived memory has doubled), so
-their cost per object is constant.
+collecting *cycles* among them (what is left of a closed HTTP connection, SQLAlchemy's statement objects).
+Those are reclaimed by a full collection over everything (``gc.unfreeze``, ``gc.collect``, ``gc.freeze``)
+every :data:`RECLAIM_INTERVAL` (ten minutes): each such pause is as long as a full collection, but one in
+ten minutes is a small share of the loop's time, and what garbage the process holds is at most what ten
+minutes leave.
+
+Not "once the frozen population has doubled", as this policy first had it: the count of frozen objects is
+no measure of the garbage among them. A closed WebSocket was a few dozen objects holding tens of kilobytes
+(its parser, buffers and zlib streams), so the count grew a few per cent an hour while the memory grew
+without end: the cluster soak's workers gained about 6 MB a minute and never reclaimed (issue 25,
+docs/performance.md). The biggest cycle, the WebSocket protocol's, is now broken where the connection is
+lost (:class:`.serving.GuardedWebSocket`), so it does not wait for a reclaim at all.
 
 **The switch interval.** Threads still run beside the loop: passwords are hashed in them, and SQLite's
 checkpoints run in one (the bots do not: they think in processes of their own, :mod:`.bot_pool`). With
@@ -48,13 +55,10 @@ GIL_SWITCH_INTERVAL = 0.0005
 
 #: Young collections: CPython's default (about half a millisecond each on the bench machine).
 YOUNG_THRESHOLD = 700
-#: A full reclaim once the frozen population is this many times what the last reclaim left.
-RECLAIM_GROWTH = 2.0
-#: ... and never more often than this (seconds): a reclaim at 500 tables stops every table for about as
-#: long as a full collection (0.2 to 0.8 s measured), so it is kept to one in ten minutes at most.
-RECLAIM_MIN_INTERVAL = 600.0
-#: Seconds between looks at the frozen population's size.
-RECLAIM_CHECK_INTERVAL = 10.0
+#: A full reclaim this often (seconds), whatever the frozen population's size (see the module's docstring):
+#: a reclaim at 500 tables stops every table for about as long as a full collection (0.2 to 0.8 s
+#: measured), so one in ten minutes; the cycles that became garbage meanwhile wait for it.
+RECLAIM_INTERVAL = 600.0
 
 
 @dataclass
@@ -65,7 +69,6 @@ class CollectorPolicy:
     reclaim_seconds: float = 0.0
     frozen_after_reclaim: int = 0
     last_reclaim: float = field(default_factory=time.monotonic)
-    last_check: float = field(default_factory=time.monotonic)
     _in_reclaim: bool = False
     _reclaim_due: bool = False
 
@@ -75,14 +78,7 @@ class CollectorPolicy:
         # The survivors of this middle-generation collection are in the oldest generation now: freeze them
         # there before a full collection would have to look at them.
         gc.freeze()
-        # Counting the frozen objects walks them all (several milliseconds at 500 tables), so it is done
-        # only now and then, not after every collection.
-        now = time.monotonic()
-        if self._reclaim_due or now - self.last_check < RECLAIM_CHECK_INTERVAL:
-            return
-        self.last_check = now
-        if (now - self.last_reclaim < RECLAIM_MIN_INTERVAL
-                or gc.get_freeze_count() <= RECLAIM_GROWTH * max(self.frozen_after_reclaim, 1)):
+        if self._reclaim_due or time.monotonic() - self.last_reclaim < RECLAIM_INTERVAL:
             return
         # Not from here: a collection started inside a collector callback does nothing. The event loop runs
         # it next (a collection can also stop in a helper thread, where there is no loop: then a later one).
