@@ -159,8 +159,9 @@ class MineOut(BaseModel):
     table_over: bool = Field(description="Whether the caller is done at its table of the stage in play: the "
                              "table has finished (an egyptian table ended by a leaver too, short of the "
                              "stage's boards) or the caller left it. `boards_seen` alone cannot say so.")
-    left: bool = Field(False, description="Whether the caller left the competition (RULES.md, Standings: a "
-                       "leaver is out of it, its unfinished boards score 0 MP), so nothing waits for it.")
+    left: bool = Field(default=False, description="Whether the caller left the competition (RULES.md, "
+                       "Standings: a leaver is out of it, its unfinished boards score 0 MP), so nothing "
+                       "waits for it.")
 
 
 class CompetitionDetailOut(CompetitionOut):
