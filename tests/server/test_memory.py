@@ -1,7 +1,8 @@
-"""What a server keeps after the things it served are gone (issue 25, "memory flat"): a closed socket, a
-rematch, a quick-play timer, a finished competition table. Each check drives the real code (a uvicorn
-server of this process with ``estimation serve``'s protocols, or a started hub on SQLite) and then looks
-inside: nothing of the finished thing may be left in the process's maps, or, for a socket, in memory.
+"""What a server keeps after the things it served are gone (issue 25, "memory flat"): a closed socket (one
+whose hello failed too), a rematch, a quick-play timer, a finished competition table. Each check drives the
+real code (a uvicorn server of this process with ``estimation serve``'s protocols, or a started hub on
+SQLite) and then looks inside: nothing of the finished thing may be left in the process's maps, or, for a
+socket, in memory.
 
 Why: the cluster soak measured every worker's memory growing by about 6 MB a minute (docs/performance.md).
 Most of it was closed sockets' websockets protocols, each a reference cycle with its zlib streams, which
@@ -21,16 +22,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 import websockets
 from server_helpers import free_port
 
 from estimation.server import Settings, create_app
 from estimation.server.access import auth
+from estimation.server.cluster.bus import table_topic, user_topic
 from estimation.server.competitions import reading
 from estimation.server.competitions.seeding import seed_swiss
 from estimation.server.hub import Hub
 from estimation.server.ops.serving import GuardedWebSocket, uvicorn_options
+from estimation.server.social import chat
 from estimation.server.social.service import Social, social_of
 from estimation.server.storage.models import utcnow
 from estimation.server.table.reducer import TableSettings
@@ -185,3 +189,33 @@ def test_a_finished_competition_table_leaves_nothing_in_the_competitions_maps(tm
         with_hub(tmp_path, body, bot_delay=0.0)
     finally:
         reading.forget_all()
+
+
+def test_a_socket_whose_hello_fails_leaves_no_subscription_on_the_bus(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table socket subscribes to its table's and its player's topics, then reads the player's mutes; if
+    that read fails (the database gone a moment) the socket ends, and its subscriptions must go with it:
+    nobody detaches a link the socket never got, and each one's handler holds the socket."""
+
+    async def broken(_hub: Any, _account_id: int) -> set[int]:
+        raise ConnectionError("the database went away")
+
+    async def main() -> None:
+        async with served(tmp_path) as (server, where):
+            hub = server.config.app.state.hub
+            async with httpx.AsyncClient(base_url=f"http://{where}") as http:
+                guest = (await http.post("/api/guests", json={"name": "Linker"})).json()
+                table = (await http.post("/api/tables", json={"bot_seats": [1, 2, 3], "turn_seconds": 0},
+                                         headers={"Authorization": f"Bearer {guest['token']}"})).json()
+            monkeypatch.setattr(chat, "muted_by", broken)
+            async with websockets.connect(f"ws://{where}/ws/tables/{table['id']}") as ws:
+                await ws.send(json.dumps({"type": "hello", "token": guest["token"]}))
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    while True:  # the welcome, the snapshot, then the server closes the socket
+                        await ws.recv()
+            while web_sockets(server):
+                await asyncio.sleep(0.01)
+            topics = [table_topic(table["id"]), user_topic(guest["account"]["id"])]
+            assert [hub.bus.subscribers(t) for t in topics] == [0, 0]
+
+    asyncio.run(main())

@@ -191,7 +191,14 @@ class Link:
     async def attach(cls, hub: SocialHost, conn: Connection, table_id: int, account_id: int | None) -> Link:
         link = cls(hub, conn, table_id, account_id, set())
         if account_id is not None:  # read after subscribing: a change meanwhile comes as a ``mutes`` notice
-            link.muted = await muted_by(hub, account_id)
+            try:
+                link.muted = await muted_by(hub, account_id)
+            except BaseException:
+                # Nobody will detach a link they never got: its subscriptions (and through their handlers
+                # the socket) would stay on the bus for good.
+                for sub in link.subs:
+                    sub.close()
+                raise
         hub.social.presence_changed(table_id)
         hub.social.greet(conn, table_id)
         return link
