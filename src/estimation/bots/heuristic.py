@@ -9,7 +9,8 @@ continuation policy inside the strong bot's simulations.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from ..actions import Action, Verb
 from ..cards import SUIT_BITS, Card
@@ -62,64 +63,130 @@ def heuristic_action(info: Info) -> Action:
     legal = info.legal
     if not legal:
         raise ValueError("the view has no legal action: it is not this seat's turn")
-    verbs = {a.verb for a in legal}
-    if Verb.PLAY in verbs:
+    if any(a.verb is Verb.PLAY for a in legal):
         return _play(info)
-    hand = info.hand
+    return heuristic_declaration(info.hand, legal, info.standing, info.trump)
+
+
+def heuristic_declaration(hand: int, legal: tuple[Action, ...], standing: tuple[int, int, int] | None,
+                          trump: int | None) -> Action:
+    """The heuristic's choice among ``legal`` declarations (an offer, the auction, a declaration, an
+    estimate), from the four things it reads: the hand, the legal actions, the standing bid (number,
+    trump, seat) and the trump in force. The strong bot's simulations call it with these read straight
+    from the shadow game, without building the whole :class:`Info` a card would need."""
+    shape = _shape(legal)
+    verbs = shape.verbs
     if verbs & {Verb.DASHCALL, Verb.DASH} and Verb.NODASH in verbs:
         take = wants_dash(hand)
         for a in legal:
             if (a.verb is not Verb.NODASH) == take:
                 return a
     if verbs & {Verb.CALL, Verb.BID, Verb.WITH, Verb.PASS}:
-        return _auction(info, legal)
+        return _auction(hand, standing, legal, shape)
     if Verb.DECLARE in verbs:
-        return _declare(info, legal)
+        return _declare(hand, legal, shape)
     if Verb.EST in verbs:
-        return _estimate(info, legal)
+        return _estimate(hand, trump, legal)
     return legal[0]
 
 
-def _auction(info: Info, legal: tuple[Action, ...]) -> Action:
-    values = [expected_tricks(info.hand, t) + LEAD_BONUS for t in range(5)]
+class _Shape(NamedTuple):
+    """What the declaration choices need of a legal list (:func:`_shape`)."""
+
+    verbs: frozenset[Verb]
+    #: For each trump a call or bid names: (trump, its lowest number, that call), by position in the list.
+    calls: tuple[tuple[int, int, Action], ...]
+    #: The same over every action with a number and a trump, whatever its verb (the declarations').
+    priced: tuple[tuple[int, int, Action], ...]
+    first_with: Action | None
+    first_pass: Action | None
+
+
+@lru_cache(maxsize=2048)
+def _shape(legal: tuple[Action, ...]) -> _Shape:
+    """A legal list, as the declaration choices read it.
+
+    Under one trump the lowest number always has the best key, in the auction (its value, minus the
+    number) and in a declaration (the shortfall below the value, then minus the number), and is within
+    reach whenever any is; so the choices compare one action a trump instead of every action in the list
+    (an egyptian or classic auction lists dozens): the same choice, ties to the earlier action as before.
+    Cached by the list (actions are flyweights, so the tuple hashes fast): a decision's simulations meet
+    the same few lists thousands of times."""
+    calls: dict[int, tuple[int, int, Action]] = {}
+    priced: dict[int, tuple[int, int, Action]] = {}
+    first_with = first_pass = None
+    for i, a in enumerate(legal):
+        if a.number is not None and a.trump is not None:
+            t = int(a.trump)
+            if t not in priced or a.number < priced[t][1]:
+                priced[t] = (i, a.number, a)
+            if a.verb in (Verb.CALL, Verb.BID) and (t not in calls or a.number < calls[t][1]):
+                calls[t] = (i, a.number, a)
+        if a.verb is Verb.WITH and first_with is None:
+            first_with = a
+        if a.verb is Verb.PASS and first_pass is None:
+            first_pass = a
+
+    def by_position(found: dict[int, tuple[int, int, Action]]) -> tuple[tuple[int, int, Action], ...]:
+        return tuple((t, n, a) for t, (_i, n, a) in sorted(found.items(), key=lambda item: item[1][0]))
+
+    return _Shape(frozenset(a.verb for a in legal), by_position(calls), by_position(priced), first_with,
+                  first_pass)
+
+
+@lru_cache(maxsize=4096)
+def _call_values(hand: int) -> tuple[float, ...]:
+    """What the hand is worth under each trump (0..3, 4 no-trump), with the lead's bonus: the auction's
+    and the declaration's yardstick. Cached: a simulated deal asks for the same hands' values once per
+    candidate action and declaration, and the function is pure."""
+    return tuple(expected_tricks(hand, t) + LEAD_BONUS for t in range(5))
+
+
+def _auction(hand: int, standing: tuple[int, int, int] | None, legal: tuple[Action, ...],
+             shape: _Shape) -> Action:
+    """The call worth most under its trump (the lowest number of it, within reach of the hand's value),
+    else With if the standing bid is within reach, else Pass."""
+    values = _call_values(hand)
     best: Action | None = None
     best_key = (-99.0, 0)
-    for a in legal:
-        if a.verb in (Verb.CALL, Verb.BID) and a.number is not None and a.trump is not None:
-            v = values[int(a.trump)]
-            if a.number <= v + CALL_SLACK:
-                key = (v, -a.number)
-                if key > best_key:
-                    best, best_key = a, key
+    for t, number, a in shape.calls:
+        v = values[t]
+        if number <= v + CALL_SLACK:
+            key = (v, -number)
+            if key > best_key:
+                best, best_key = a, key
     if best is not None:
         return best
-    standing = info.standing
-    for a in legal:
-        if a.verb is Verb.WITH and standing is not None and standing[0] <= values[standing[1]] - LEAD_BONUS:
-            return a
-    for a in legal:
-        if a.verb is Verb.PASS:
-            return a
+    if (shape.first_with is not None and standing is not None
+            and standing[0] <= values[standing[1]] - LEAD_BONUS):
+        return shape.first_with
+    if shape.first_pass is not None:
+        return shape.first_pass
     return legal[0]
 
 
-def _declare(info: Info, legal: tuple[Action, ...]) -> Action:
-    values = [expected_tricks(info.hand, t) + LEAD_BONUS for t in range(5)]
+def _declare(hand: int, legal: tuple[Action, ...], shape: _Shape) -> Action:
+    """The trump worth most, at its lowest number, a shortfall below the hand's value weighing ten times."""
+    values = _call_values(hand)
     best = legal[0]
     best_key = (-99.0, 0)
-    for a in legal:
-        if a.number is None or a.trump is None:
-            continue
-        v = values[int(a.trump)]
-        key = (min(0.0, v + CALL_SLACK - a.number) * 10 + v, -a.number)
+    for t, number, a in shape.priced:
+        v = values[t]
+        key = (min(0.0, v + CALL_SLACK - number) * 10 + v, -number)
         if key > best_key:
             best, best_key = a, key
     return best
 
 
-def _estimate(info: Info, legal: tuple[Action, ...]) -> Action:
-    trump = info.trump if info.trump is not None else 4
-    target = estimate_for(info.hand, trump)
+@lru_cache(maxsize=4096)
+def _target(hand: int, trump: int) -> float:
+    """:func:`estimate_for`, cached (pure; the simulations ask it of the same hands again and again)."""
+    return estimate_for(hand, trump)
+
+
+def _estimate(hand: int, trump_in_force: int | None, legal: tuple[Action, ...]) -> Action:
+    """The estimate nearest to what the hand is worth under the trump in force, the lower on a tie."""
+    target = _target(hand, trump_in_force if trump_in_force is not None else 4)
     best = legal[0]
     best_key = 99.0
     for a in legal:

@@ -17,6 +17,7 @@ from ..cards import Trump, card_from_text
 
 if TYPE_CHECKING:
     from ..game import Game
+    from ..rulesets.base import PublicDeclarations
 
 FULL_DECK = (1 << 52) - 1
 NO_TRUMP = 4
@@ -132,6 +133,17 @@ def from_view(view: dict[str, Any]) -> Info:
     )
 
 
+def public_bid(game: Game, declared: PublicDeclarations | None = None) -> tuple[
+        tuple[int, int, int] | None, int | None]:
+    """The standing bid (number, trump, seat) and the trump in force, as :class:`Info` holds them, read from
+    the ruleset exactly as the view gets them (``declared``: the ruleset's public declarations, if the caller
+    has them already)."""
+    standing = (declared or game.ruleset.public_declarations(game)).standing
+    trump = game.ruleset.trump_in_force(game)
+    return (None if standing is None else (standing[0], int(standing[1]), standing[2]),
+            None if trump is None else int(trump))
+
+
 def from_game(game: Game, seat: int) -> Info:
     """The same knowledge read from a game: only for determinized simulations and the omniscient bot.
 
@@ -142,10 +154,8 @@ def from_game(game: Game, seat: int) -> Info:
             played_by[(lead + i) & 3] |= 1 << c
     for i, c in enumerate(game.trick):
         played_by[(game.leader + i) & 3] |= 1 << c
-    ruleset = game.ruleset
-    declared = ruleset.public_declarations(game)
-    standing = declared.standing
-    trump = ruleset.trump_in_force(game)
+    declared = game.ruleset.public_declarations(game)
+    standing, trump = public_bid(game, declared)
     return Info(
         ruleset=game.ruleset.name,
         length=game.length,
@@ -160,10 +170,10 @@ def from_game(game: Game, seat: int) -> Info:
         hand_sizes=tuple(h.bit_count() for h in game.hands),
         actions=tuple(game.actions),
         dash_seats=declared.dash_seats,
-        standing=None if standing is None else (standing[0], int(standing[1]), standing[2]),
+        standing=standing,
         with_seats=declared.with_seats,
         caller=game.caller,
-        trump=None if trump is None else int(trump),
+        trump=trump,
         estimates=tuple(game.estimates),
         est_order=tuple(game.est_order),
         trick=tuple(game.trick),
@@ -181,4 +191,4 @@ def targets(info: Info) -> list[int]:
     return [e if e is not None else 0 for e in info.estimates]
 
 
-__all__ = ["FULL_DECK", "NO_TRUMP", "Info", "from_game", "from_view", "targets"]
+__all__ = ["FULL_DECK", "NO_TRUMP", "Info", "from_game", "from_view", "public_bid", "targets"]

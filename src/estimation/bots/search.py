@@ -34,8 +34,8 @@ from ..results import score_round
 from ..rulesets import get_ruleset
 from ..rulesets.base import Phase
 from .handeval import expected_tricks
-from .heuristic import LEAD_BONUS, estimate_for, heuristic_action
-from .knowledge import Info, from_game
+from .heuristic import LEAD_BONUS, estimate_for, heuristic_action, heuristic_declaration
+from .knowledge import Info, public_bid
 from .policy import LOW_BITS, policy_rollout
 from .sampler import sample_deals
 from .side import sparing, value
@@ -355,6 +355,33 @@ def _evaluate_play_compiled(kernel: CardOutcomes, info: Info, evals: list[Evalua
         ev.n += len(deals)
 
 
+class ShadowDeclarations:
+    """The other seats' declarations in one decision's shadow games: the heuristic's
+    (:func:`.heuristic.heuristic_declaration`), from the four things it reads.
+
+    Three of them, the legal declarations, the standing bid and the trump in force, depend on the public
+    actions alone, never on the cards (the evidence relies on it too), so they are read from the engine
+    once a decision per sequence of actions, not once a deal and candidate; the hand is the deal's own.
+    One a decision: the key is the deal's actions so far, which says the position only within one deal.
+    The same choices as ``heuristic_action(from_game(g, seat))``, without building a whole :class:`Info`
+    for each (that was most of a declaration's CPU once the rollouts were compiled)."""
+
+    def __init__(self) -> None:
+        self._public: dict[tuple[Action, ...], tuple[tuple[Action, ...], tuple[int, int, int] | None,
+                                                      int | None]] = {}
+
+    def next(self, g: Game) -> Action:
+        """The heuristic's declaration for the seat to move in the shadow game ``g``."""
+        key = tuple(g.actions)
+        public = self._public.get(key)
+        if public is None:
+            public = self._public[key] = (g.legal_actions(), *public_bid(g))
+        legal, standing, trump = public
+        seat = g.to_move
+        assert seat is not None, "a shadow game asked for a declaration with nobody to move"
+        return heuristic_declaration(g.hands[seat], legal, standing, trump)
+
+
 def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
                           rng: random.Random, start: float) -> None:
     base = shadow_game(info, deals[0])
@@ -362,6 +389,7 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
     side = info.partners and budget.for_side
     rollout = _rollout_fn(budget)
     kernel = rollout_kernel(budget)
+    shadow = ShadowDeclarations()
     pending: list[tuple[Evaluation, Game]] = []  # played out by the kernel after the loop, all at once
     for hands in deals:
         if time.perf_counter() - start > budget.max_seconds and evals[0].n:
@@ -374,8 +402,7 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
             while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
                 if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
                     break
-                seat = g.to_move
-                g.apply_unchecked(heuristic_action(from_game(g, seat)))
+                g.apply_unchecked(shadow.next(g))
                 steps += 1
             if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
                 ev.score_sum += REDEAL_VALUE * info.multiplier

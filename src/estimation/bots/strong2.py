@@ -34,8 +34,7 @@ from typing import Any
 
 from ..actions import Action
 from ..rulesets.base import Phase
-from .heuristic import heuristic_action
-from .knowledge import Info, from_game, from_view
+from .knowledge import Info, from_view
 from .particles import play_deals
 from .policy import policy_rollout
 from .sampler import sample_deals
@@ -44,6 +43,7 @@ from .search import (
     REDEAL_VALUE,
     Evaluation,
     Scorer,
+    ShadowDeclarations,
     after_card,
     candidates_for,
     round_scores,
@@ -188,10 +188,10 @@ class Strong2Bot:
         me = info.seat
         side = info.partners and self.budget.for_side
 
-        # The legal declarations depend on the public actions alone, never on the cards (the evidence
-        # relies on it too), so the engine's list for a sequence of declarations is computed once a
-        # decision, not once a deal: it was most of the simulations' CPU in the egyptian auction.
-        legal: dict[tuple[Action, ...], tuple[Action, ...]] = {}
+        # What the heuristic reads that depends on the public actions alone is read once a decision
+        # (ShadowDeclarations): the legal declarations were most of the simulations' CPU in the egyptian
+        # auction.
+        shadow = ShadowDeclarations()
 
         def sim(action: Action, hands: list[int]) -> tuple[float, int]:
             g = base.clone()
@@ -201,13 +201,7 @@ class Strong2Bot:
             while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
                 if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
                     break
-                key = tuple(g.actions)
-                known = legal.get(key)
-                if known is None:
-                    legal[key] = g.legal_actions()
-                else:
-                    g._legal = known  # the engine's own cache of this position's legal actions
-                g.apply_unchecked(heuristic_action(from_game(g, g.to_move)))
+                g.apply_unchecked(shadow.next(g))
                 steps += 1
             if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
                 return REDEAL_VALUE * info.multiplier, 0

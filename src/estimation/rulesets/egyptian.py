@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import ClassVar, Final
 
 from ..actions import Action, Verb
@@ -36,6 +37,27 @@ def speed_rounds() -> tuple[RoundSpec, ...]:
 
 def rank(number: int, trump: Trump) -> int:
     return number * 5 + int(trump)
+
+
+# The auction's lists depend on a few small numbers only, and a bot's simulations ask for the same ones
+# thousands of times a decision (each was up to 50 actions built anew): built once, kept (a few hundred).
+@cache
+def _bids_above(seat: int, fixed: Trump | None, floor: int) -> tuple[Action, ...]:
+    """``seat``'s bids ranking above ``floor`` (-1: any), in the round's fixed trump if it has one."""
+    trumps = (fixed,) if fixed is not None else tuple(Trump)
+    return tuple(Action.contract(seat, Verb.BID, n, t)
+                 for n in range(4, 14) for t in trumps if rank(n, t) > floor)
+
+
+@cache
+def _declarations_from(seat: int, won: int, won_trump: Trump, speed: bool) -> tuple[Action, ...]:
+    """The auction winner's declarations: at least the winning number; in a speed round, below a Super
+    Call only in the winning (fixed) trump."""
+    out: list[Action] = []
+    for n in range(won, 14):
+        trumps = (won_trump,) if speed and n < SUPER_CALL else tuple(Trump)
+        out.extend(Action.contract(seat, Verb.DECLARE, n, t) for t in trumps)
+    return tuple(out)
 
 
 @dataclass(slots=True)
@@ -164,24 +186,15 @@ class Egyptian(Ruleset):
         declared = game.decl.declared
         return declared[0] if declared is not None else 13
 
-    def _bids(self, game: GameState, seat: int) -> list[Action]:
-        fixed = game.spec.trump
+    def _bids(self, game: GameState, seat: int) -> tuple[Action, ...]:
         standing = game.decl.standing
-        floor = rank(*standing[:2]) if standing else -1
-        trumps = (fixed,) if fixed is not None else tuple(Trump)
-        return [Action.contract(seat, Verb.BID, n, t)
-                for n in range(4, 14) for t in trumps if rank(n, t) > floor]
+        return _bids_above(seat, game.spec.trump, rank(*standing[:2]) if standing else -1)
 
-    def _declarations(self, game: GameState, seat: int) -> list[Action]:
+    def _declarations(self, game: GameState, seat: int) -> tuple[Action, ...]:
         standing = game.decl.standing
         assert standing is not None
         won, won_trump, _ = standing
-        speed = game.spec.trump is not None
-        out: list[Action] = []
-        for n in range(won, 14):
-            trumps = (won_trump,) if speed and n < SUPER_CALL else tuple(Trump)
-            out.extend(Action.contract(seat, Verb.DECLARE, n, t) for t in trumps)
-        return out
+        return _declarations_from(seat, won, won_trump, game.spec.trump is not None)
 
     def legal_declarations(self, game: GameState) -> Sequence[Action]:
         seat = game.turn
