@@ -57,9 +57,13 @@ def _choose(level: str, seed: int, view: dict[str, Any],
 
 def _warm() -> bool:
     """Import the engine and the bots in the worker before the first move is asked for (already done by
-    the fork server's preload, unless the fork server was started by someone else)."""
+    the fork server's preload, unless the fork server was started by someone else), and load the
+    compiled kernels if numba is installed (0.6 s from numba's cache, seconds on a first compile), so
+    that the first strong move does not pay for it."""
     from ...bots import strong  # noqa: F401  (the heaviest level; it imports the others' modules)
+    from ...bots.search import compiled_kernels
 
+    compiled_kernels()
     return True
 
 

@@ -28,9 +28,12 @@ def _compute(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def _warm() -> bool:
-    """Import the engine and the bots in the worker before the first hint is asked for."""
+    """Import the engine and the bots in the worker before the first hint is asked for, and load the
+    compiled kernels if numba is installed: a hint has a time budget, which a first compile would eat."""
     from ... import hint  # noqa: F401
+    from ...bots.search import compiled_kernels
 
+    compiled_kernels()
     return True
 
 
