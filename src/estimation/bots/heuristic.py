@@ -9,6 +9,7 @@ continuation policy inside the strong bot's simulations.
 
 from __future__ import annotations
 
+from enum import Enum
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -75,31 +76,57 @@ def heuristic_declaration(hand: int, legal: tuple[Action, ...], standing: tuple[
     trump, seat) and the trump in force. The strong bot's simulations call it with these read straight
     from the shadow game, without building the whole :class:`Info` a card would need."""
     shape = _shape(legal)
-    verbs = shape.verbs
-    if verbs & {Verb.DASHCALL, Verb.DASH} and Verb.NODASH in verbs:
+    kind = shape.kind
+    if kind is _Kind.OFFER:
         take = wants_dash(hand)
         for a in legal:
             if (a.verb is not Verb.NODASH) == take:
                 return a
-    if verbs & {Verb.CALL, Verb.BID, Verb.WITH, Verb.PASS}:
+    if kind is _Kind.AUCTION:
         return _auction(hand, standing, legal, shape)
-    if Verb.DECLARE in verbs:
+    if kind is _Kind.DECLARE:
         return _declare(hand, legal, shape)
-    if Verb.EST in verbs:
-        return _estimate(hand, trump, legal)
+    if kind is _Kind.ESTIMATE:
+        return _estimate(hand, trump, legal, shape)
     return legal[0]
+
+
+class _Kind(Enum):
+    """Which of the heuristic's rules a legal list calls for (the first that applies, in this order)."""
+
+    OFFER = "offer"  # a Dash (Call) offer: take it or not
+    AUCTION = "auction"  # call, bid, With or Pass
+    DECLARE = "declare"  # the auction winner's declaration
+    ESTIMATE = "estimate"
+    OTHER = "other"
+
+
+_OFFERS = frozenset({Verb.DASHCALL, Verb.DASH})
+_AUCTION = frozenset({Verb.CALL, Verb.BID, Verb.WITH, Verb.PASS})
+
+
+def _kind(verbs: frozenset[Verb]) -> _Kind:
+    if verbs & _OFFERS and Verb.NODASH in verbs:
+        return _Kind.OFFER
+    if verbs & _AUCTION:
+        return _Kind.AUCTION
+    if Verb.DECLARE in verbs:
+        return _Kind.DECLARE
+    return _Kind.ESTIMATE if Verb.EST in verbs else _Kind.OTHER
 
 
 class _Shape(NamedTuple):
     """What the declaration choices need of a legal list (:func:`_shape`)."""
 
-    verbs: frozenset[Verb]
+    kind: _Kind
     #: For each trump a call or bid names: (trump, its lowest number, that call), by position in the list.
     calls: tuple[tuple[int, int, Action], ...]
     #: The same over every action with a number and a trump, whatever its verb (the declarations').
     priced: tuple[tuple[int, int, Action], ...]
     first_with: Action | None
     first_pass: Action | None
+    #: The plain estimates (no trump named): (number, action), in the order of the list.
+    estimates: tuple[tuple[int, Action], ...]
 
 
 @lru_cache(maxsize=2048)
@@ -115,7 +142,10 @@ def _shape(legal: tuple[Action, ...]) -> _Shape:
     calls: dict[int, tuple[int, int, Action]] = {}
     priced: dict[int, tuple[int, int, Action]] = {}
     first_with = first_pass = None
+    estimates: list[tuple[int, Action]] = []
     for i, a in enumerate(legal):
+        if a.verb is Verb.EST and a.trump is None and a.number is not None:
+            estimates.append((a.number, a))
         if a.number is not None and a.trump is not None:
             t = int(a.trump)
             if t not in priced or a.number < priced[t][1]:
@@ -130,8 +160,8 @@ def _shape(legal: tuple[Action, ...]) -> _Shape:
     def by_position(found: dict[int, tuple[int, int, Action]]) -> tuple[tuple[int, int, Action], ...]:
         return tuple((t, n, a) for t, (_i, n, a) in sorted(found.items(), key=lambda item: item[1][0]))
 
-    return _Shape(frozenset(a.verb for a in legal), by_position(calls), by_position(priced), first_with,
-                  first_pass)
+    kind = _kind(frozenset(a.verb for a in legal))
+    return _Shape(kind, by_position(calls), by_position(priced), first_with, first_pass, tuple(estimates))
 
 
 @lru_cache(maxsize=4096)
@@ -184,15 +214,13 @@ def _target(hand: int, trump: int) -> float:
     return estimate_for(hand, trump)
 
 
-def _estimate(hand: int, trump_in_force: int | None, legal: tuple[Action, ...]) -> Action:
+def _estimate(hand: int, trump_in_force: int | None, legal: tuple[Action, ...], shape: _Shape) -> Action:
     """The estimate nearest to what the hand is worth under the trump in force, the lower on a tie."""
     target = _target(hand, trump_in_force if trump_in_force is not None else 4)
     best = legal[0]
     best_key = 99.0
-    for a in legal:
-        if a.verb is not Verb.EST or a.trump is not None or a.number is None:
-            continue
-        key = abs(a.number - target) + (0.01 if a.number > target else 0.0)
+    for number, a in shape.estimates:
+        key = abs(number - target) + (0.01 if number > target else 0.0)
         if key < best_key:
             best, best_key = a, key
     return best
