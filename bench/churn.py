@@ -28,7 +28,6 @@ import json
 import os
 import random
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from typing import Any
 import httpx
 import psutil  # type: ignore[import-untyped]
 import websockets
+from soak import slope  # bench/soak.py: the same least-squares slope a minute
 
 
 def free_port() -> int:
@@ -147,16 +147,6 @@ def figures(port: int) -> dict[str, float]:
                 with contextlib.suppress(ValueError):
                     out[name.removeprefix("estimation_")] = float(value)
     return out
-
-
-def slope(points: list[tuple[float, float]]) -> float | None:
-    """Least-squares slope, per minute."""
-    if len(points) < 4:
-        return None
-    xs, ys = [p[0] / 60 for p in points], [p[1] for p in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    den = sum((x - mx) ** 2 for x in xs)
-    return None if den == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
