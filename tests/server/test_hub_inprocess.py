@@ -163,6 +163,43 @@ def test_sqlite_checkpoints_run_in_the_background_counting_every_commit(tmp_path
     with_hub(tmp_path, body)
 
 
+def test_sqlite_wal_stays_near_its_limit_while_the_tables_write_without_a_pause(tmp_path: Path) -> None:
+    """Background checkpoints never copy the whole WAL while the journal keeps writing (each copies what
+    was there when it began; more has come by its end), and SQLite starts the file again only when a
+    writer begins after a complete copy: the file grew for as long as the server wrote (7.4 GB in 11
+    minutes of bench/churn.py). Over ``WAL_LIMIT`` the journal pauses for one checkpoint, and the file is
+    cut back to the limit when it starts again."""
+    from estimation.server.table.journal import JournalRow
+
+    limit = 256 * 1024
+
+    async def body(hub: Hub) -> None:
+        writer = hub.journal._sqlite
+        assert writer is not None
+        writer.WAL_LIMIT = limit  # type: ignore[misc]
+        writer.SETTLE_EVERY = 0.0  # type: ignore[misc]  # look after every batch (the server: every 5 s)
+        writer.CHECKPOINT_ROWS = 40  # type: ignore[misc]
+        async with hub.session() as db, db.begin():
+            creator = (await auth.create_guest(db, "Writer")).id
+        tables = [(await hub.create_table(creator, TableSettings("koutchina", "micro", turn_seconds=0))).id
+                  for _ in range(3)]
+        largest = 0
+
+        async def table_writes(table_id: int, start: int) -> None:
+            nonlocal largest
+            for version in range(start, start + 400):  # like an action a table, one after another
+                await hub.journal.submit(JournalRow(table_id, version, 0, f"w{version}", "x", "." * 1500))
+                largest = max(largest, writer.wal_bytes())
+
+        await asyncio.gather(*(table_writes(t, 1000 * (i + 1)) for i, t in enumerate(tables * 8)))
+        assert hub.journal.stats()["journal_wal_settlings"] > 0
+        # About 50 MB of frames went through the WAL (all of it stayed there before the fix); the file
+        # stayed within a few times its limit.
+        assert largest < 4 * limit, largest
+
+    with_hub(tmp_path, body)
+
+
 def test_the_journal_reports_its_longest_and_its_slow_batches(tmp_path: Path,
                                                               caplog: pytest.LogCaptureFixture) -> None:
     """Every plain action that arrives while a batch is written waits for it: /api/health shows the

@@ -71,7 +71,8 @@ log = logging.getLogger("estimation.server")
 #: The hub's figures that only ever grow (exported as counters); every other number is a gauge.
 COUNTERS = frozenset({
     "journal_batches", "journal_rows", "journal_write_seconds", "journal_slow_batches", "journal_busy",
-    "journal_checkpoints", "writer_turns", "writer_wait_seconds", "writer_slow_turns", "writer_slow_waits",
+    "journal_checkpoints", "journal_wal_settlings", "writer_turns", "writer_wait_seconds",
+    "writer_slow_turns", "writer_slow_waits",
     "gc_reclaims", "gc_reclaim_seconds", "bus_published", "bus_delivered", "bus_sent", "bus_dropped",
     "bus_resyncs", "bus_gaps", "bus_markers_sent", "bus_markers_received", "bus_connects",
     "bus_disconnects"})

@@ -23,6 +23,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from .sqlite_inline import BUSY_SECONDS, inline_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: SQLite: the size (bytes) every connection cuts the WAL file back to when a writer starts it again
+#: (``journal_size_limit``), and above which the tables' journal pauses to let a checkpoint settle it
+#: (``table/journal.py``): the file stays near this size however long the server writes.
+WAL_LIMIT_BYTES = 64 * 1024 * 1024
 log = logging.getLogger("estimation.server")
 
 
@@ -40,6 +44,7 @@ def make_engine(url: str) -> AsyncEngine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
             if inline is not None:
                 # A checkpoint (with its fsyncs) must not run on the loop's thread at some commit: the
                 # journal runs them in the background and counts these connections' commits too.

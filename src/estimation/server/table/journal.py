@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -33,6 +34,7 @@ import sqlalchemy as sa
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from ..storage.database import WAL_LIMIT_BYTES
 from ..storage.models import Event, Table
 
 log = logging.getLogger("estimation.server")
@@ -102,6 +104,12 @@ class _SqliteWriter:
     SNAPSHOT = "UPDATE tables SET version = ?, record = ?, record_version = ? WHERE id = ?"
     #: Rows between background checkpoints (SQLite's own default is every 1000 pages of WAL).
     CHECKPOINT_ROWS = 2000
+    #: The WAL's size (bytes) above which the journal settles it (:meth:`Journal._run`); every connection
+    #: has it as ``journal_size_limit``, the size SQLite cuts the file back to when it starts it again.
+    WAL_LIMIT = WAL_LIMIT_BYTES
+    #: Seconds between two settlings at most: a reader that keeps old frames in use can defeat one, and a
+    #: settling pauses the journal's writes for a checkpoint's length.
+    SETTLE_EVERY = 5.0
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -112,13 +120,37 @@ class _SqliteWriter:
         #: Times ``BEGIN IMMEDIATE`` found another writer holding the lock (the batch was tried again).
         self.busy = 0
         self.checkpoints = 0
+        #: Times the WAL was over ``WAL_LIMIT`` and the journal paused for a checkpoint to settle it.
+        self.settlings = 0
+        self.settled_at = float("-inf")
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT}")
         return conn
+
+    def wal_bytes(self) -> int:
+        """The WAL file's size now (0 when there is none)."""
+        try:
+            return os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return 0
+
+    def needs_settling(self) -> bool:
+        """Whether the WAL has outgrown ``WAL_LIMIT`` (looked at once per ``SETTLE_EVERY`` at most).
+
+        SQLite starts the WAL again from its beginning only when a writer begins while every frame in it has
+        been copied to the database. Background checkpoints never get there while the journal keeps
+        writing: each copies what was there when it began, and more has come by its end. Without a pause
+        the file grew for as long as the server wrote (7.4 GB in 11 minutes of bench/churn.py)."""
+        now = time.monotonic()
+        if now - self.settled_at < self.SETTLE_EVERY:
+            return False
+        self.settled_at = now
+        return self.wal_bytes() > self.WAL_LIMIT
 
     def _statements(self, conn: sqlite3.Connection, rows: list[JournalRow]) -> None:
         conn.executemany(self.INSERT, [(r.table_id, r.version, r.seat, r.action_id, r.action, r.data)
@@ -470,6 +502,11 @@ class Journal:
                     log.warning("journal batch of %d rows took %.0f ms", len(batch), 1000 * took)
             for i, (row, future) in enumerate(batch):
                 _settle(future, _refused(row) if i in refused else None)
+            if self._sqlite is not None and self._sqlite.needs_settling():
+                # Pause the journal (the loop goes on; rows wait in the next batch) until a checkpoint has
+                # copied the whole WAL, so that the next batch starts the file again from its beginning.
+                self._sqlite.settlings += 1
+                await self._sqlite.checkpoint_now()
             self._wake.set()  # look again: rows may have arrived while this batch was written
 
     def stats(self) -> dict[str, Any]:
@@ -480,6 +517,7 @@ class Journal:
         if self._sqlite is not None:
             out["journal_busy"] = self._sqlite.busy
             out["journal_checkpoints"] = self._sqlite.checkpoints
+            out["journal_wal_settlings"] = self._sqlite.settlings
             out.update(self.turns.stats())
         return out
 
