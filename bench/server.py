@@ -40,6 +40,13 @@ HAProxy; the report adds the CPU of each worker, of HAProxy (and Redis, with --r
 whole server side (workers, PostgreSQL, HAProxy, Redis) per committed action. On a machine with fewer cores
 than workers this measures the cluster's overhead, not a speed-up.
 
+--practice N,...: N practice tables a run, each one person (the generator, thinking --think seconds once
+its turn comes) and three of the server's bots at --level. Give them --ramp 60 (about one koutchina
+``micro`` round): an auction's decisions cost the bots ten times a card's, and tables started within a
+few seconds bid at the same moments round after round, so the bots' queue fills at every auction and
+empties in the play (the 4.3 s tail of bot moves reported at 320 tables with the default ramp of 5 s was
+that, with a third of the bots' core idle); real tables start when their people come.
+
 Loopback only; every run is bounded by --seconds (plus set-up), and the server is stopped at the end.
 """
 
