@@ -22,6 +22,10 @@ PostgreSQL's processes together). At the end:
 
 * the slope of each worker life's memory and open files after its first --warmup seconds (a least-squares
   line; a life needs four samples), the median and the largest, and the same for HAProxy and PostgreSQL;
+* the same memory slope over each stretch of a worker life between disturbances (a kill, the Redis
+  restart, the chat's start), from --quiet-after seconds into the life (its tables' first game: their
+  events and history fill) and --settle seconds after the disturbance, for stretches of --stretch seconds
+  or more: where a leak shows, apart from the jumps of taking over a killed worker's tables;
 * every table's journal checked against what this process was told: versions 0..N with no gap, every
   acknowledged action exactly once at the version its ack named, no action that was not sent;
 * the coins: wallets plus pots equal the grants, no balance or pot below zero, no payout twice;
@@ -355,6 +359,7 @@ async def soak(args: argparse.Namespace, cluster: LocalCluster, redis: Redis) ->
                        "rss_mb_per_min": slope([(r["t"], r["rss_mb"]) for r in kept]),
                        "fds_per_min": slope([(r["t"], r["fds"]) for r in kept]),
                        "rss_mb_last": rows[-1]["rss_mb"], "fds_last": rows[-1]["fds"]}
+    stretches = quiet_stretches(by_life, [t for t, _ in disturbances], began, args)
     assert cluster.database_url is not None
     checked = await check(cluster.database_url, played)
     return {"tables": args.tables, "minutes": args.minutes, "kill_every_s": args.kill_every, "killed": killed,
@@ -363,8 +368,28 @@ async def soak(args: argparse.Namespace, cluster: LocalCluster, redis: Redis) ->
             "reconnects": sum(c.reconnects for t in played for c in t.clients),
             "errors": {code: sum(c.error_codes().get(code, 0) for t in played for c in t.clients)
                        for code in sorted({k for t in played for c in t.clients for k in c.error_codes()})},
-            "latency": latency, "slopes": slopes, "check": checked, "samples": samples,
+            "latency": latency, "slopes": slopes, "stretches": stretches, "check": checked,
+            "samples": samples,
             "disturbances": [(round(t - began, 1), what) for t, what in disturbances]}
+
+
+def quiet_stretches(by_life: dict[str, list[dict[str, Any]]], disturbed: list[float], began: float,
+                    args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each worker life's memory slope between disturbances (see the module's docstring)."""
+    marks = sorted(t - began for t in disturbed)
+    out: list[dict[str, Any]] = []
+    for who, rows in by_life.items():
+        if not who.startswith("worker"):
+            continue
+        born = rows[0]["t"]
+        edges = [born + args.quiet_after, *(m + args.settle for m in marks if m + args.settle > born)]
+        for start in edges:
+            end = min([m for m in marks if m > start] + [rows[-1]["t"] + 1])
+            kept = [(r["t"], r["rss_mb"]) for r in rows if start <= r["t"] < end]
+            if len(kept) >= 4 and kept[-1][0] - kept[0][0] >= args.stretch:
+                out.append({"who": who, "from_s": round(kept[0][0], 1), "to_s": round(kept[-1][0], 1),
+                            "rss_mb_per_min": slope(kept), "rss_mb": (kept[0][1], kept[-1][1])})
+    return out
 
 
 def show(result: dict[str, Any]) -> None:
@@ -382,6 +407,10 @@ def show(result: dict[str, Any]) -> None:
         print(f"  worker lives with a slope: {len(rss)}; memory MB/min median {statistics.median(rss):+.2f}, "
               f"largest {max(rss, key=abs):+.2f}; open files/min median {statistics.median(fds):+.2f}, "
               f"largest {max(fds, key=abs):+.2f}")
+    quiet = [x["rss_mb_per_min"] for x in result["stretches"] if x["rss_mb_per_min"] is not None]
+    if quiet:
+        print(f"  worker memory between disturbances: {len(quiet)} stretches, MB/min median "
+              f"{statistics.median(quiet):+.2f} ({min(quiet):+.2f} to {max(quiet):+.2f})")
     for who in ("haproxy", "redis", "postgresql"):
         s = result["slopes"].get(who)
         if s and s["rss_mb_per_min"] is not None:
@@ -406,6 +435,10 @@ def main() -> None:
     parser.add_argument("--sample", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=60.0)
     parser.add_argument("--settle", type=float, default=20.0)
+    parser.add_argument("--quiet-after", type=float, default=300.0,
+                        help="seconds into a worker's life before its memory counts between disturbances")
+    parser.add_argument("--stretch", type=float, default=150.0,
+                        help="the shortest stretch between disturbances that gets a slope (seconds)")
     parser.add_argument("--lease", type=float, default=5.0)
     parser.add_argument("--json")
     args = parser.parse_args()
