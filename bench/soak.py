@@ -382,13 +382,16 @@ def quiet_stretches(by_life: dict[str, list[dict[str, Any]]], disturbed: list[fl
         if not who.startswith("worker"):
             continue
         born = rows[0]["t"]
-        edges = [born + args.quiet_after, *(m + args.settle for m in marks if m + args.settle > born)]
+        quiet = born + args.quiet_after
+        edges = sorted({quiet, *(m + args.settle for m in marks if m + args.settle > quiet)})
         for start in edges:
             end = min([m for m in marks if m > start] + [rows[-1]["t"] + 1])
-            kept = [(r["t"], r["rss_mb"]) for r in rows if start <= r["t"] < end]
-            if len(kept) >= 4 and kept[-1][0] - kept[0][0] >= args.stretch:
-                out.append({"who": who, "from_s": round(kept[0][0], 1), "to_s": round(kept[-1][0], 1),
-                            "rss_mb_per_min": slope(kept), "rss_mb": (kept[0][1], kept[-1][1])})
+            kept = [r for r in rows if start <= r["t"] < end]
+            if len(kept) >= 4 and kept[-1]["t"] - kept[0]["t"] >= args.stretch:
+                out.append({"who": who, "from_s": round(kept[0]["t"], 1), "to_s": round(kept[-1]["t"], 1),
+                            "rss_mb_per_min": slope([(r["t"], r["rss_mb"]) for r in kept]),
+                            "fds_per_min": slope([(r["t"], r["fds"]) for r in kept]),
+                            "rss_mb": (kept[0]["rss_mb"], kept[-1]["rss_mb"])})
     return out
 
 
@@ -407,10 +410,17 @@ def show(result: dict[str, Any]) -> None:
         print(f"  worker lives with a slope: {len(rss)}; memory MB/min median {statistics.median(rss):+.2f}, "
               f"largest {max(rss, key=abs):+.2f}; open files/min median {statistics.median(fds):+.2f}, "
               f"largest {max(fds, key=abs):+.2f}")
-    quiet = [x["rss_mb_per_min"] for x in result["stretches"] if x["rss_mb_per_min"] is not None]
+    quiet = [x for x in result["stretches"] if x["rss_mb_per_min"] is not None]
     if quiet:
-        print(f"  worker memory between disturbances: {len(quiet)} stretches, MB/min median "
-              f"{statistics.median(quiet):+.2f} ({min(quiet):+.2f} to {max(quiet):+.2f})")
+        rss = [x["rss_mb_per_min"] for x in quiet]
+        fds = [x["fds_per_min"] for x in quiet]
+        print(f"  worker between disturbances: {len(quiet)} stretches, memory MB/min median "
+              f"{statistics.median(rss):+.2f} ({min(rss):+.2f} to {max(rss):+.2f}), open files/min median "
+              f"{statistics.median(fds):+.2f} ({min(fds):+.2f} to {max(fds):+.2f})")
+        for x in quiet:
+            first, last = x["rss_mb"]
+            print(f"    {x['who']} {x['from_s']:.0f}-{x['to_s']:.0f} s: {x['rss_mb_per_min']:+.2f} MB/min "
+                  f"({first:.0f} -> {last:.0f} MB), open files {x['fds_per_min']:+.2f}/min")
     for who in ("haproxy", "redis", "postgresql"):
         s = result["slopes"].get(who)
         if s and s["rss_mb_per_min"] is not None:
@@ -434,10 +444,10 @@ def main() -> None:
     parser.add_argument("--chat-from", type=float, default=0.66, help="fraction of the run; 1: no chat")
     parser.add_argument("--sample", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=60.0)
-    parser.add_argument("--settle", type=float, default=20.0)
+    parser.add_argument("--settle", type=float, default=30.0)
     parser.add_argument("--quiet-after", type=float, default=300.0,
                         help="seconds into a worker's life before its memory counts between disturbances")
-    parser.add_argument("--stretch", type=float, default=150.0,
+    parser.add_argument("--stretch", type=float, default=100.0,
                         help="the shortest stretch between disturbances that gets a slope (seconds)")
     parser.add_argument("--lease", type=float, default=5.0)
     parser.add_argument("--json")
