@@ -444,7 +444,7 @@ def main() -> None:
     parser.add_argument("--chat-from", type=float, default=0.66, help="fraction of the run; 1: no chat")
     parser.add_argument("--sample", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=60.0)
-    parser.add_argument("--settle", type=float, default=30.0)
+    parser.add_argument("--settle", type=float, default=20.0)
     parser.add_argument("--quiet-after", type=float, default=300.0,
                         help="seconds into a worker's life before its memory counts between disturbances")
     parser.add_argument("--stretch", type=float, default=100.0,
