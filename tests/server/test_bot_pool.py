@@ -67,6 +67,26 @@ def test_the_same_seed_makes_the_same_move_and_a_failing_bot_plays_the_first_leg
     assert "no-such-level" in caplog.text
 
 
+def _niceness(_view: dict[str, Any]) -> int:
+    return os.nice(0)
+
+
+def test_the_bots_processes_run_at_the_niceness_they_are_given() -> None:
+    """``ESTIMATION_BOT_NICENESS``: bots on every core, below the loop (docs/performance.md)."""
+    view = {"ruleset": "koutchina"}
+
+    async def go(niceness: int) -> int:
+        pool = BotPool(1, niceness)
+        try:
+            return await pool.pool.run(_niceness, view)
+        finally:
+            pool.stop()
+
+    mine = os.nice(0)
+    assert asyncio.run(go(5)) == mine + 5
+    assert asyncio.run(go(0)) == mine
+
+
 # --- the pools die with the server ---------------------------------------------------------------------
 
 

@@ -44,6 +44,11 @@ class Settings(BaseSettings):
     #: Processes the bots think in (server/table/bot_pool.py), started when a table with bots plays; 0: one
     #: fewer than the machine's cores, at least one (the event loop keeps a core).
     bot_workers: int = 0
+    #: The bots' processes' niceness (0: the loop's own priority). With a bot process on every core, a
+    #: positive niceness lets them use the loop's spare time without taking its core when the tables need
+    #: it (docs/performance.md, practice tables per core). Below ``auth.HASH_NICENESS`` (10) keeps
+    #: sign-ins behind the bots.
+    bot_niceness: int = 0
     #: Largest WebSocket message the protocol accepts; larger ones get an error, the connection stays.
     max_message_bytes: int = 4096
     #: Hard cap at the WebSocket layer: above this the connection is closed (1009) before we read it.

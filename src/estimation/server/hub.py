@@ -99,7 +99,7 @@ class Hub:
         #: Times the lobby's snapshot was read from the database (routes/lobby_socket.py caches it).
         self.lobby_snapshots = 0
         self.hints = HintPool()
-        self.bots = BotPool(settings.bot_workers)
+        self.bots = BotPool(settings.bot_workers, settings.bot_niceness)
         #: Held while a player takes a seat anywhere, so two joins at once cannot seat them twice.
         #: Weak: a lock lives while someone holds or waits for it, so the map never grows with the accounts.
         self._seating: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()

@@ -68,11 +68,12 @@ def _warm() -> bool:
 
 
 class BotPool:
-    """``workers`` processes for the bots' moves (0: :func:`default_workers`), started on first use."""
+    """``workers`` processes for the bots' moves (0: :func:`default_workers`) at ``niceness``, started on
+    first use."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, niceness: int = 0) -> None:
         self.workers = workers if workers > 0 else default_workers()
-        self.pool = ProcessPool("bots", self.workers, _warm)
+        self.pool = ProcessPool("bots", self.workers, _warm, niceness)
         self.moves = 0
 
     def warm(self) -> None:
