@@ -25,6 +25,14 @@ ROOT = Path(__file__).resolve().parents[2]
 _names = itertools.count(1)
 
 
+#: Starts tried when the server finds its port taken (see :meth:`ServerProcess.start`).
+PORT_ATTEMPTS = 5
+
+
+class PortTaken(RuntimeError):
+    """The server could not bind its port (or its metrics port): another process took it first."""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,7 +65,11 @@ class ServerProcess:
                     "ESTIMATION_SPECTATOR_CHAT_PER_SECOND": "0",
                     "ESTIMATION_METRICS_PORT": str(self.metrics_port), **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
+        self.started = False
+
+    @property
+    def log_path(self) -> Path:
+        return Path(os.environ.get("TMPDIR", "/tmp")) / f"estimation-server-{self.port}.log"
 
     @property
     def base(self) -> str:
@@ -68,14 +80,37 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> None:
+        """Start the server and wait until it answers. A port that :func:`free_port` found free can be taken
+        before the server binds it (by any process's outgoing connection: they draw from the same range);
+        then a first start tries new ports, and a restart (clients know its port) the same port again."""
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                self._start(timeout)
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS - 1:
+                    raise
+                if self.started:
+                    time.sleep(1.0)
+                else:
+                    self.port, self.metrics_port = free_port(), free_port()
+                    self.env["ESTIMATION_METRICS_PORT"] = str(self.metrics_port)
+                continue
+            self.started = True
+            return
+
+    def _start(self, timeout: float) -> None:
         env = {**os.environ, **self.env, "DATABASE_URL": self.database_url}
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        logged = log.tell()
         self.proc = subprocess.Popen(
             [*self.command, "serve", "--port", str(self.port), "--log-level", "warning"],
             env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                said = self.log_path.read_bytes()[logged:].decode(errors="replace")
+                if "address already in use" in said.lower():
+                    raise PortTaken(said[-2000:])
                 raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
             try:
                 if httpx.get(self.base + "/api/health", timeout=1.0).status_code == 200:
