@@ -27,7 +27,6 @@ import contextlib
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,11 +39,7 @@ import psutil  # type: ignore[import-untyped]
 import websockets
 from soak import slope  # bench/soak.py: the same least-squares slope a minute
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from estimation.server.cluster.launcher import free_port
 
 
 class Counts:

@@ -60,13 +60,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from estimation.seat_socket import Seats
-from estimation.server.cluster.launcher import LocalCluster
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from estimation.server.cluster.launcher import LocalCluster, free_port
 
 
 class Redis:

@@ -122,7 +122,7 @@ class _SqliteWriter:
         self.checkpoints = 0
         #: Times the WAL was over ``WAL_LIMIT`` and the journal paused for a checkpoint to settle it.
         self.settlings = 0
-        self.settled_at = float("-inf")
+        self.looked_at = float("-inf")
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
@@ -147,9 +147,9 @@ class _SqliteWriter:
         writing: each copies what was there when it began, and more has come by its end. Without a pause
         the file grew for as long as the server wrote (7.4 GB in 11 minutes of bench/churn.py)."""
         now = time.monotonic()
-        if now - self.settled_at < self.SETTLE_EVERY:
+        if now - self.looked_at < self.SETTLE_EVERY:
             return False
-        self.settled_at = now
+        self.looked_at = now
         return self.wal_bytes() > self.WAL_LIMIT
 
     def _statements(self, conn: sqlite3.Connection, rows: list[JournalRow]) -> None:
