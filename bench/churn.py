@@ -39,7 +39,7 @@ import psutil  # type: ignore[import-untyped]
 import websockets
 from soak import slope  # bench/soak.py: the same least-squares slope a minute
 
-from estimation.server.cluster.launcher import free_port
+from estimation.server.cluster.ports import free_port
 
 
 class Counts:

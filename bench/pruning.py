@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
+from estimation.server.cluster.ports import free_port
 from estimation.server.config import Settings
 from estimation.server.storage.database import make_engine, migrate, sessionmaker
 from estimation.server.storage.pruning import prune
@@ -52,12 +52,6 @@ from estimation.server.table.journal import Journal
 COPIED = {"tables": "id", "seats": "table_id", "events": "table_id"}
 #: Copies made by one statement (each copy is every template's rows once).
 COPIES_PER_STATEMENT = 50
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def play_templates(url: str, count: int, ruleset: str, length: str, workdir: Path) -> float:

@@ -60,7 +60,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -76,15 +75,10 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from estimation.server.cluster.pgcluster import ThrowawayCluster, create_database
+from estimation.server.cluster.ports import free_port
 from estimation.server.jsontext import loads  # orjson when installed: the generator parses every update
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- the database -------------------------------------------------------------------------------------

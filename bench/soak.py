@@ -60,7 +60,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from estimation.seat_socket import Seats
-from estimation.server.cluster.launcher import LocalCluster, free_port
+from estimation.server.cluster.launcher import LocalCluster
+from estimation.server.cluster.ports import free_port
 
 
 class Redis:

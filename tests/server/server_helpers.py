@@ -10,7 +10,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,22 +20,19 @@ from typing import Any
 import httpx
 import websockets
 
+from estimation.server.cluster.launcher import redis_answers
+from estimation.server.cluster.ports import (
+    PORT_ATTEMPTS,
+    PortTaken,
+    free_port,
+    said_port_taken,
+    said_since,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 _names = itertools.count(1)
 
 
-#: Starts tried when the server finds its port taken (see :meth:`ServerProcess.start`).
-PORT_ATTEMPTS = 5
-
-
-class PortTaken(RuntimeError):
-    """The server could not bind its port (or its metrics port): another process took it first."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ServerProcess:
@@ -108,8 +104,8 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                said = self.log_path.read_bytes()[logged:].decode(errors="replace")
-                if "address already in use" in said.lower():
+                said = said_since(self.log_path, logged)
+                if said_port_taken(said):
                     raise PortTaken(said[-2000:])
                 raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
             try:
@@ -193,6 +189,7 @@ class RedisProcess:
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="estimation-redis-")
         self.proc: subprocess.Popen[bytes] | None = None
+        self.started = False
         self.log_path = Path(self.dir) / "redis.log"
 
     @property
@@ -200,7 +197,25 @@ class RedisProcess:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 20.0) -> None:
+        """Start it and wait for its PONG; a port taken before it bound it: new ports on a first start, the
+        same port again on a restart (as :meth:`ServerProcess.start`)."""
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                self._start(timeout)
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS - 1:
+                    raise
+                if self.started:
+                    time.sleep(1.0)
+                else:
+                    self.port = free_port()
+                continue
+            self.started = True
+            return
+
+    def _start(self, timeout: float) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        logged = log.tell()
         self.proc = subprocess.Popen(
             [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", self.dir, "--daemonize", "no", "--loglevel", "warning"],
@@ -208,14 +223,12 @@ class RedisProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                said = said_since(self.log_path, logged)
+                if said_port_taken(said):
+                    raise PortTaken(said[-2000:])
                 raise RuntimeError(f"redis-server exited with {self.proc.returncode}: {self.log()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
+            if redis_answers(self.port):
+                return
             time.sleep(0.05)
         raise RuntimeError(f"redis-server did not start: {self.log()}")
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .ports import PORT_ATTEMPTS, PortTaken, free_port, said_port_taken, said_since
+
 if TYPE_CHECKING:
     from .pgcluster import ThrowawayCluster
 
@@ -49,10 +51,15 @@ def find_haproxy() -> str | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def redis_answers(port: int) -> bool:
+    """Whether a Redis on 127.0.0.1:``port`` answers PING (a connection alone could be whoever holds the
+    port: the one our Redis failed to bind)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,8 @@ class Worker:
     log_path: Path
     #: Its Prometheus metrics (``ESTIMATION_METRICS_PORT``), at :attr:`metrics_url`.
     metrics_port: int = 0
+    #: Where this start's lines begin in the log (a worker started again on new ports appends to it).
+    logged: int = 0
 
     @property
     def pid(self) -> int:
@@ -191,7 +200,6 @@ class LocalCluster:
         haproxy = find_haproxy()
         if haproxy is None:
             raise FileNotFoundError(HAPROXY_HELP)
-        self.port = self.port or free_port()
         if self.database_url is None:
             from .pgcluster import ThrowawayCluster, create_database
 
@@ -206,13 +214,25 @@ class LocalCluster:
             self.env.setdefault("ESTIMATION_REDIS_URL", redis_url)
         for _ in range(self.workers):
             self._spawn()
-        for worker in self.running:
-            self._wait_healthy(worker)
+        for worker in list(self.running):
+            self._healthy(worker)
+        chosen = self.port  # a port asked for is the one clients know: never another
+        for attempt in range(PORT_ATTEMPTS):
+            self.port = chosen or free_port()
+            try:
+                self._start_balancer(haproxy)
+                return
+            except PortTaken:
+                if chosen or attempt == PORT_ATTEMPTS - 1:
+                    raise
+
+    def _start_balancer(self, haproxy: str) -> None:
         self._write_config()
-        self.haproxy = subprocess.Popen(
-            [haproxy, "-W", "-db", "-f", str(self.config_path)],
-            stdout=open(self.workdir / "haproxy.log", "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
-        self._wait_balancer()
+        log = open(self.workdir / "haproxy.log", "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        logged = log.tell()
+        self.haproxy = subprocess.Popen([haproxy, "-W", "-db", "-f", str(self.config_path)],
+                                        stdout=log, stderr=subprocess.STDOUT)
+        self._wait_balancer(logged)
 
     def _migrate(self) -> None:
         """Once, before the workers start (each would, at once, on the same database)."""
@@ -245,22 +265,39 @@ class LocalCluster:
         server = shutil.which("redis-server") or "/usr/bin/redis-server"
         if not os.access(server, os.X_OK):
             raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
-        port = free_port()
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                return self._redis_on(server, free_port())
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _redis_on(self, server: str, port: int) -> str:
+        log_path = self.workdir / "redis.log"
+        log = open(log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        logged = log.tell()
         self.redis_proc = subprocess.Popen(
             [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.workdir)],
-            stdout=open(self.workdir / "redis.log", "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
+             "--dir", str(self.workdir)], stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            if self.redis_proc.poll() is not None:
+                said = said_since(log_path, logged)
+                if said_port_taken(said):
+                    raise PortTaken(said[-2000:])
+                raise RuntimeError(f"redis-server exited with {self.redis_proc.returncode}:\n{said[-3000:]}")
+            if redis_answers(port):
                 return f"redis://127.0.0.1:{port}/0"
             time.sleep(0.05)
         raise RuntimeError("redis-server did not start")
 
-    def _spawn(self) -> Worker:
+    def _spawn(self, name: str = "") -> Worker:
+        """Start a worker (a new name unless ``name`` is given: the same worker tried on new ports)."""
         assert self.database_url is not None
-        name = f"w{self._next}"
-        self._next += 1
+        if not name:
+            name = f"w{self._next}"
+            self._next += 1
         port, metrics_port = free_port(), free_port()
         log_path = self.workdir / f"{name}.log"
         env = {**os.environ, "DATABASE_URL": self.database_url, "ESTIMATION_CLUSTER": "1",
@@ -269,13 +306,27 @@ class LocalCluster:
                "ESTIMATION_TRUSTED_PROXIES": "127.0.0.1", **self.env,
                # Its figures (claims, releases, losses, fenced writes), on a port of its own.
                "ESTIMATION_METRICS_HOST": "127.0.0.1", "ESTIMATION_METRICS_PORT": str(metrics_port)}
+        log = open(log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         proc = subprocess.Popen(
             [sys.executable, "-m", "estimation", "serve", "--port", str(port), "--log-level",
              env.get("ESTIMATION_LOG_LEVEL", "warning")],
-            env=env, stdout=open(log_path, "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
-        worker = Worker(name, port, proc, log_path, metrics_port)
+            env=env, stdout=log, stderr=subprocess.STDOUT)
+        worker = Worker(name, port, proc, log_path, metrics_port, logged=log.tell())
         self.running.append(worker)
         return worker
+
+    def _healthy(self, worker: Worker) -> Worker:
+        """``worker`` once it answers; if it found its port taken, the same worker on new ports."""
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                self._wait_healthy(worker)
+                return worker
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS - 1:
+                    raise
+                self.running.remove(worker)
+                worker = self._spawn(worker.name)
+        raise AssertionError("unreachable")
 
     @staticmethod
     def _wait_healthy(worker: Worker, timeout: float = 60.0) -> None:
@@ -284,23 +335,28 @@ class LocalCluster:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if worker.proc.poll() is not None:
-                raise RuntimeError(f"worker {worker.name} exited with {worker.proc.returncode}:\n"
-                                   + worker.log_path.read_text(errors="replace")[-3000:])
+                said = said_since(worker.log_path, worker.logged)
+                if said_port_taken(said):
+                    raise PortTaken(f"worker {worker.name}: {said[-2000:]}")
+                raise RuntimeError(
+                    f"worker {worker.name} exited with {worker.proc.returncode}:\n{said[-3000:]}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(worker.base + "/api/health", timeout=1.0).status_code == 200:
                     return
             time.sleep(0.1)
         raise RuntimeError(f"worker {worker.name} did not start")
 
-    def _wait_balancer(self, timeout: float = 30.0) -> None:
+    def _wait_balancer(self, logged: int, timeout: float = 30.0) -> None:
         import httpx
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.haproxy is not None
             if self.haproxy.poll() is not None:
-                raise RuntimeError("haproxy exited:\n"
-                                   + (self.workdir / "haproxy.log").read_text(errors="replace")[-3000:])
+                said = said_since(self.workdir / "haproxy.log", logged)
+                if said_port_taken(said):
+                    raise PortTaken(f"haproxy: {said[-2000:]}")
+                raise RuntimeError(f"haproxy exited:\n{said[-3000:]}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(self.url + "/api/health", timeout=1.0).status_code == 200:
                     return
@@ -318,8 +374,7 @@ class LocalCluster:
     def add_worker(self) -> Worker:
         """Start one more worker and reload HAProxy with it in the ring (existing connections stay where
         they are: HAProxy's old process serves them until they close)."""
-        worker = self._spawn()
-        self._wait_healthy(worker)
+        worker = self._healthy(self._spawn())
         self._write_config()
         assert self.haproxy is not None
         self.haproxy.send_signal(signal.SIGUSR2)  # master-worker mode: reload the configuration

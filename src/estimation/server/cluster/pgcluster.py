@@ -11,11 +11,12 @@ import asyncio
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+
+from .ports import PORT_ATTEMPTS, PortTaken, free_port, said_port_taken, said_since
 
 
 def find_bindir() -> Path | None:
@@ -33,12 +34,6 @@ def find_bindir() -> Path | None:
 
 def _as_postgres(cmd: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ThrowawayCluster:
@@ -62,20 +57,37 @@ class ThrowawayCluster:
         if os.geteuid() == 0:
             shutil.chown(self.workdir, "postgres", "postgres")
         self.data = os.path.join(self.workdir, "data")
-        self.port = _free_port()
+        self.port = free_port()
 
     def start(self) -> str:
         initdb = [str(self.bindir / "initdb"), "-D", self.data, "-U", "postgres", "-A", "trust", "-E", "UTF8"]
         if not self.durable:
             initdb.append("--no-sync")
         subprocess.run(_as_postgres(initdb), check=True, capture_output=True)
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                self._start_on_port()
+                break
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS - 1:
+                    raise
+                self.port = free_port()
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}"
+
+    def _start_on_port(self) -> None:
         opts = (f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1 -c max_connections=200"
                 + ("" if self.durable else " -c fsync=off -c synchronous_commit=off")
                 + "".join(f" -c {name}={value}" for name, value in self.settings.items()))
-        subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
-                                     self.log_path, "-w", "start"]),
-                       check=True, capture_output=True)
-        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}"
+        logged = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
+        try:
+            subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
+                                         self.log_path, "-w", "start"]),
+                           check=True, capture_output=True)
+        except subprocess.CalledProcessError:
+            said = said_since(Path(self.log_path), logged)
+            if said_port_taken(said):
+                raise PortTaken(said[-2000:]) from None
+            raise
 
     def postmaster_pid(self) -> int | None:
         try:
