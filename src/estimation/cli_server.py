@@ -29,11 +29,10 @@ def serve(
 ) -> None:
     """Run the multiplayer server: lobby at /api (OpenAPI at /docs), tables at /ws/tables/{id}."""
     try:
-        import uvicorn
         from uvicorn.config import LOG_LEVELS
 
         from .server import Settings, create_app
-        from .server.ops.serving import uvicorn_options
+        from .server.ops.serving import serve
     except ImportError as exc:
         typer.echo(f"error: the server needs its extra: pip install 'estimation[server]' ({exc})", err=True)
         raise typer.Exit(2) from None
@@ -58,8 +57,7 @@ def serve(
     if settings.process_tuning:
         tuning.install()
     try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                    **uvicorn_options(settings))
+        serve(create_app(settings), host=host, port=port, log_level=log_level.lower(), settings=settings)
     finally:
         tuning.uninstall()
 

@@ -16,14 +16,22 @@ Two things uvicorn does not do, done by subclassing its protocols:
 
 (A request's *body* has its deadline in the app: :class:`.http.BodyGuard`.) docs/deploy.md says what a
 reverse proxy in front must add.
+
+And one thing uvicorn does more often than it needs: its server wakes ten times a second to look for a
+signal to stop, which was most of an idle worker's CPU (1.5 to 2 ms a second of the 3.5 to 4.5 measured;
+a cluster pays it once a worker). :class:`QuietServer` looks once a second and is woken at once by the
+signal itself (:func:`serve`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
+from types import FrameType
 from typing import Any, cast
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -175,3 +183,46 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "ws_ping_timeout": 20,
         "server_header": False,
     }
+
+
+class QuietServer(uvicorn.Server):
+    """uvicorn's server with its housekeeping tick once a second instead of every 0.1 s (the ``Date``
+    header it refreshes has one-second resolution anyway); a stop signal wakes it at once, so stopping is as
+    quick as before."""
+
+    #: Seconds between the server's looks at its own state when no signal comes.
+    TICK = 1.0
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._stop_asked: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def main_loop(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop_asked = asyncio.Event()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            # uvicorn's on_tick refreshes the Date header when the counter is a multiple of 10 (its ten
+            # ticks a second): every tick here is a second.
+            counter = (counter + 10) % 864000
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.TICK):
+                    await self._stop_asked.wait()
+            should_exit = await self.on_tick(counter)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        if self._loop is not None and self._stop_asked is not None:
+            self._loop.call_soon_threadsafe(self._stop_asked.set)
+
+
+def serve(app: Any, *, host: str, port: int, log_level: str, settings: Settings) -> None:
+    """Run ``app`` as ``uvicorn.run`` would (one process, no reload), on :class:`QuietServer`."""
+    server = QuietServer(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                        **uvicorn_options(settings)))
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:
+        sys.exit(3)  # uvicorn's STARTUP_FAILURE: the port was taken, the app's startup failed
