@@ -71,9 +71,16 @@ def test_a_fit_on_miscalibrated_data_recovers_the_true_rate(a: float, b: float, 
     calibration = fit_calibrations(_decisions(rates, 20000, seed))
     for group, (ta, tb) in rates.items():
         phase, left = WHERE[group]
+        edges = [edge for edge, _rate in calibration["groups"][group]] + [1.0]
         for p in (0.1, 0.3, 0.5, 0.7, 0.9):
-            # 1,000 decisions a bin (sampling error 0.016) and flat pooled blocks where the line is shallow
-            assert recalibrate(calibration, p, phase, left) == pytest.approx(ta + tb * p, abs=0.07)
+            # The map is a step: p gets its block's rate, the true rate at the block's middle. Measured
+            # against the rate at p itself, a steep line put a block's half-width (0.025 x slope) on top
+            # of the sampling error (0.016 at 1,000 decisions a bin): rarely over 0.07 (none in 400 random
+            # examples), but hypothesis found one (c = 0.0625, seed 16: 0.381 against 0.329 at p = 0.3).
+            low = max(edge for edge in edges if edge <= p)
+            high = min(edge for edge in edges if edge > p)
+            true_rate = ta + tb * (low + high) / 2
+            assert recalibrate(calibration, p, phase, left) == pytest.approx(true_rate, abs=0.07)
 
 
 def test_no_calibration_leaves_the_raw_chance() -> None:
