@@ -92,9 +92,9 @@ def hint(
 @bots_app.command()
 def tournament(
     candidates: Annotated[str, typer.Option(help="Comma-separated levels rotated through the seats: random, "
-                                                 "heuristic, strong, strong-noevidence, strong-random, "
-                                                 "strong-seat, omniscient (LEVEL@N: N deals per "
-                                                 "decision).")] = "strong",
+                                                 "heuristic, strong, strong-full, strong-noevidence, "
+                                                 "strong-random, strong-seat, omniscient (LEVEL@N: N deals "
+                                                 "per decision).")] = "strong",
     opponent: Annotated[str, typer.Option(help="The level of the three other seats.")] = "heuristic",
     ruleset: Annotated[str, typer.Option(help="Ruleset.")] = DEFAULT_RULESET,
     length: Annotated[str | None, typer.Option(help="Length (default: full for koutchina).")] = None,

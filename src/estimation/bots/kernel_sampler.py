@@ -35,7 +35,7 @@ from . import evidence, handeval
 from .evidence import Fact, facts
 from .kernel import compiled
 from .knowledge import Info
-from .sampler import MAX_TRIES, MIN_ESS, MOVES, OVERSAMPLE, SamplingError, systematic, temper
+from .sampler import MIN_ESS, MOVES, OVERSAMPLE, SamplingError, deal_slack, systematic, temper
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -140,54 +140,52 @@ def _shuffled_deals(st: Ints, count: int, cards: Ints, others: Ints, sizes: Ints
 
 @compiled
 def _deal_once(st: Ints, out: Ints, d: int, elig: Ints, n_elig: Ints, suit_cards: Ints, n_cards: Ints,
-               sizes: Ints, tries: int) -> bool:
+               sizes: Ints, slack0: Ints, uses: Ints, n_uses: Ints) -> None:
     """``sampler.deal_by_suit`` into ``out[d]``: suit by suit, each card to a seat drawn in proportion to
-    the room left in its hand; a dead end starts again, ``tries`` times. False if every try ended in one."""
+    the room left in its hand among those that leave the rest dealable (``slack0`` and ``uses``:
+    ``sampler.deal_slack`` as arrays, ``uses[p, e, :n_uses[p, e]]`` for the ``e``-th seat of row ``p``)."""
     order = np.empty(13, np.int64)
     cap = np.empty(4, np.int64)
-    for _ in range(tries):
-        cap[:] = sizes
-        for s in range(4):
-            out[d, s] = 0
-        ok = True
-        for p in range(elig.shape[0]):
-            k = n_cards[p]
-            order[:k] = suit_cards[p, :k]
-            _shuffle(st, order, k)
-            for i in range(k):
-                total = 0
-                for e in range(n_elig[p]):
-                    total += cap[elig[p, e]]
-                if total == 0:
-                    ok = False
+    slack = slack0.copy()
+    weights = np.zeros(4, np.int64)
+    cap[:] = sizes
+    for s in range(4):
+        out[d, s] = 0
+    for p in range(elig.shape[0]):
+        k = n_cards[p]
+        order[:k] = suit_cards[p, :k]
+        _shuffle(st, order, k)
+        for i in range(k):
+            total = 0
+            for e in range(n_elig[p]):
+                w = cap[elig[p, e]]
+                for u in range(n_uses[p, e]):
+                    if slack[uses[p, e, u]] == 0:
+                        w = 0
+                weights[e] = w
+                total += w
+            r = _below(st, total)
+            e = 0
+            for e in range(n_elig[p]):
+                r -= weights[e]
+                if r < 0:
                     break
-                r = _below(st, total)
-                s = 0
-                for e in range(n_elig[p]):
-                    s = elig[p, e]
-                    r -= cap[s]
-                    if r < 0:
-                        break
-                out[d, s] |= 1 << order[i]
-                cap[s] -= 1
-            if not ok:
-                break
-        if ok:
-            return True
-    return False
+            s = elig[p, e]
+            out[d, s] |= 1 << order[i]
+            cap[s] -= 1
+            for u in range(n_uses[p, e]):
+                slack[uses[p, e, u]] -= 1
 
 
 @compiled
 def _suit_dealt_deals(st: Ints, count: int, elig: Ints, n_elig: Ints, suit_cards: Ints, n_cards: Ints,
-                      sizes: Ints, me: int, hand: int, tries: int) -> tuple[Ints, int]:
-    """``count`` deals by :func:`_deal_once`; the second value is how many were dealt before a failure
-    (``count`` when none failed)."""
+                      sizes: Ints, me: int, hand: int, slack0: Ints, uses: Ints, n_uses: Ints) -> Ints:
+    """``count`` deals by :func:`_deal_once`."""
     out = np.zeros((count, 4), np.int64)
     for d in range(count):
-        if not _deal_once(st, out, d, elig, n_elig, suit_cards, n_cards, sizes, tries):
-            return out, d
+        _deal_once(st, out, d, elig, n_elig, suit_cards, n_cards, sizes, slack0, uses, n_uses)
         out[d, me] = hand
-    return out, count
+    return out
 
 
 # --- the declarations' likelihood (evidence.py, handeval.py) -----------------------------------------------
@@ -522,12 +520,32 @@ def sample_pool(info: Info, count: int, rng: random.Random) -> list[list[int]]:
         deals = _shuffled_deals(stream.state, count, cards, _ints(others), _ints(sizes), me, info.hand)
         stream.write_back()
         return deals.tolist()  # type: ignore[no-any-return]
-    deals, done = _suit_dealt_deals(stream.state, count, *_plan(info, others), _ints(sizes), me, info.hand,
-                                    MAX_TRIES)
-    stream.write_back()
-    if done < count:
+    plan = _plan(info, others)
+    slack = _slack(sizes, others, plan)
+    if slack is None:
         raise SamplingError("no deal consistent with the view was found")
+    deals = _suit_dealt_deals(stream.state, count, *plan, _ints(sizes), me, info.hand, *slack)
+    stream.write_back()
     return deals.tolist()  # type: ignore[no-any-return]
+
+
+def _slack(sizes: list[int], others: list[int], plan: tuple[Ints, Ints, Ints, Ints]
+           ) -> tuple[Ints, Ints, Ints] | None:
+    """``sampler.deal_slack`` for ``plan`` (:func:`_plan`) as arrays: the slack of every set of seats, and
+    for row ``p``'s ``e``-th seat the sets a card dealt there uses (``uses[p, e, :n_uses[p, e]]``); None if
+    no deal fits."""
+    elig, n_elig, _cards, n_cards = plan
+    rows = [([int(x) for x in elig[p, :n_elig[p]]], int(n_cards[p])) for p in range(elig.shape[0])]
+    slack, uses = deal_slack(sizes, others, rows)
+    if slack is None:
+        return None
+    uses_a = np.zeros((len(rows), 4, 16), np.int64)
+    n_uses = np.zeros((len(rows), 4), np.int64)
+    for p, (seats, _count) in enumerate(rows):
+        for e, seat in enumerate(seats):
+            n_uses[p, e] = len(uses[p][seat])
+            uses_a[p, e, :len(uses[p][seat])] = uses[p][seat]
+    return _ints(slack), uses_a, n_uses
 
 
 def pool_log_likelihoods(facts_: tuple[Fact, ...], pool: list[list[int]], played_by: Sequence[int],
@@ -596,7 +614,9 @@ def warm_up() -> None:
     sizes = _ints([0, 1, 1, 1])
     _shuffled_deals(state, 1, _ints([1, 2, 3]), seats, sizes, 0, 1)
     plan = (_ints([[1, 2, 3, 0]]), _ints([3]), _ints([[1, 2, 3] + [0] * 10]), _ints([3]))
-    _suit_dealt_deals(state, 1, *plan, sizes, 0, 1, 1)
+    slack = _slack([0, 1, 1, 1], [1, 2, 3], plan)
+    assert slack is not None
+    _suit_dealt_deals(state, 1, *plan, sizes, 0, 1, *slack)
     facts_ = tuple(Fact(1 + i // 2, kind, 1, 0, standing=(1, 0)) for i, kind in enumerate(KINDS))
     fi, ff, starts, ends = _encode(facts_)
     tables, par = _model()

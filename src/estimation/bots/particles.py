@@ -41,10 +41,6 @@ from ..cards import SUIT_BITS, indexes_of
 from .knowledge import Info
 from .sampler import consistent, deal_by_suit, sample_deals, sample_hands
 
-#: Fresh deals :func:`_redeal` tries before it gives a deal up (fewer than the sampler's: a deal given up
-#: here becomes a copy of one that could be repaired, where the sampler has no deal to fall back on).
-REDEAL_TRIES = 50
-
 
 def first_play(info: Info) -> int:
     """Index in ``info.actions`` of the deal's first card played (its length when none yet)."""
@@ -116,7 +112,7 @@ def _redeal(h: list[int], me: int, seat: int, card: int, led: int | None, voids:
     pool = 0
     for s in others:
         pool |= h[s]
-    new = deal_by_suit(pool & ~bit, sizes, others, barred, rng, REDEAL_TRIES)
+    new = deal_by_suit(pool & ~bit, sizes, others, barred, rng)
     if new is None:
         return False
     for s in others:

@@ -30,7 +30,6 @@ MIN_ESS = 0.25
 TEMPER_STEPS = 8
 #: Swap proposals per kept deal after resampling (see :mod:`.moves`).
 MOVES = 6
-MAX_TRIES = 500
 
 
 class SamplingError(RuntimeError):
@@ -46,20 +45,27 @@ def sample_hands(info: Info, rng: random.Random) -> list[int]:
     need = [0 if s == me else info.hand_sizes[s] for s in range(4)]
     if sum(need) != info.unknown.bit_count():
         raise SamplingError("hand sizes do not match the unknown cards")
-    hands = deal_by_suit(info.unknown, need, others, info.voids, rng, MAX_TRIES)
+    hands = deal_by_suit(info.unknown, need, others, info.voids, rng)
     if hands is None:
         raise SamplingError("no deal consistent with the view was found")
     hands[me] = info.hand
     return hands
 
 
-def deal_by_suit(cards: int, sizes: list[int], seats: list[int], voids: Sequence[int], rng: random.Random,
-                 tries: int) -> list[int] | None:
+def deal_by_suit(cards: int, sizes: list[int], seats: list[int], voids: Sequence[int],
+                 rng: random.Random) -> list[int] | None:
     """The ``cards`` (a mask) dealt to ``seats``, ``sizes[s]`` to seat s and never a card of a suit s is void
     in (``voids[s]``, a mask of suits): suit by suit, the suits the fewest seats may hold first, each card to
-    a seat chosen with probability proportional to the room left in its hand (close to uniform). A dead end
-    (a card no seat may take) starts the deal again, ``tries`` times at most; None if every try ended in
-    one. The four hands, 0 for a seat not dealt to."""
+    a seat chosen with probability proportional to the room left in its hand (close to uniform), among the
+    seats that leave the rest dealable (:func:`deal_slack`). So a deal never reaches a dead end, however
+    tight the voids make it; None only if no deal fits at all (the view contradicts itself). The four
+    hands, 0 for a seat not dealt to.
+
+    The seats that would leave the rest undealable are the only difference from dealing blindly and
+    starting again at a dead end, as this once did (500 tries at most): when three seats' voids leave few
+    deals, nearly every try ended in a dead end, and a search asking for 128 deals failed often enough to
+    stop a game (an egyptian committee game of a duplicate run). Where no choice is ever ruled out, the
+    random draws, and so the deals, are those of the first blind try."""
     plan = []
     for suit in range(4):
         elig = [s for s in seats if not voids[s] >> suit & 1]
@@ -67,32 +73,61 @@ def deal_by_suit(cards: int, sizes: list[int], seats: list[int], voids: Sequence
         if in_suit:
             plan.append((len(elig), suit, elig, in_suit))
     plan.sort()
-    for _ in range(tries):
-        cap = [sizes[s] if s in seats else 0 for s in range(4)]
-        hands = [0, 0, 0, 0]
-        ok = True
-        for _n, _suit, elig, in_suit in plan:
-            order = list(in_suit)
-            rng.shuffle(order)
-            for c in order:
-                total = 0
-                for s in elig:
-                    total += cap[s]
-                if total == 0:
-                    ok = False
-                    break
-                r = rng.randrange(total)
-                for s in elig:
-                    r -= cap[s]
-                    if r < 0:
-                        break
-                hands[s] |= 1 << c
-                cap[s] -= 1
-            if not ok:
-                break
-        if ok:
-            return hands
-    return None
+    slack, uses = deal_slack(sizes, seats, [(elig, len(in_suit)) for _n, _suit, elig, in_suit in plan])
+    if slack is None:
+        return None
+    cap = [sizes[s] if s in seats else 0 for s in range(4)]
+    hands = [0, 0, 0, 0]
+    for p, (_n, _suit, elig, in_suit) in enumerate(plan):
+        order = list(in_suit)
+        rng.shuffle(order)
+        for c in order:
+            weights = [cap[s] if all(slack[t] for t in uses[p][s]) else 0 for s in elig]
+            r = rng.randrange(sum(weights)) - weights[0]
+            pick = 0
+            while r >= 0:
+                pick += 1
+                r -= weights[pick]
+            s = elig[pick]
+            hands[s] |= 1 << c
+            cap[s] -= 1
+            for t in uses[p][s]:
+                slack[t] -= 1
+    return hands
+
+
+def deal_slack(sizes: Sequence[int], seats: Sequence[int], rows: Sequence[tuple[Sequence[int], int]]
+               ) -> tuple[list[int] | None, list[dict[int, list[int]]]]:
+    """What keeps :func:`deal_by_suit` out of dead ends. ``rows``: each suit's eligible seats and number of
+    cards.
+
+    Cards can all still be dealt exactly when, for every set T of seats, the cards only T's seats may take
+    are no more than T's room (Hall's condition; the room is the hand sizes left, which add up to the
+    cards). ``slack[T]`` (T a mask of seats) is that room minus those cards; a card of row p dealt to seat s
+    takes one from the slack of every T holding s but not every seat of row p (``uses[p][s]``), and leaves
+    the others as they were. So a seat may take the card when none of those is already 0. Returns None
+    for the slack if some T has less room than cards (no deal fits)."""
+    all_seats = 0
+    for s in seats:
+        all_seats |= 1 << s
+    masks = []
+    for elig, _count in rows:
+        m = 0
+        for s in elig:
+            m |= 1 << s
+        masks.append(m)
+    slack = [0] * 16
+    for t in range(1, 16):
+        if t & ~all_seats:
+            continue
+        room = sum(sizes[s] for s in seats if t >> s & 1)
+        need = sum(count for (_elig, count), m in zip(rows, masks, strict=True) if m & ~t == 0)
+        if need > room:
+            return None, []
+        slack[t] = room - need
+    uses = [{s: [t for t in range(1, 16) if not t & ~all_seats and t >> s & 1 and m & ~t]
+             for s in elig} for (elig, _count), m in zip(rows, masks, strict=True)]
+    return slack, uses
 
 
 def _shuffle_deal(info: Info, others: list[int], rng: random.Random) -> list[int]:

@@ -20,6 +20,7 @@ decisions; :func:`compiled_kernels` chooses, and ``ESTIMATION_KERNEL=python`` fo
 from __future__ import annotations
 
 import functools
+import math
 import os
 import random
 import time
@@ -62,6 +63,11 @@ class Budget:
     #: In a partnership game, judge a candidate by the side's score (the seat's and its partner's); False
     #: plays for the seat alone (the measurement's reference, ``strong-seat``).
     for_side: bool = True
+    #: Declarations only: 0 plays every candidate out on every deal (the hints, ``strong-full``); above 0,
+    #: a race (:func:`still_racing`) after every ``race_batch`` deals drops a candidate this many standard
+    #: errors behind the leader (the `strong` bot: :data:`.strong.RACE_Z`).
+    race_z: float = 0.0
+    race_batch: int = 8
 
 
 @dataclass(slots=True)
@@ -202,7 +208,9 @@ def _rollout_fn(budget: Budget) -> Callable[[Sequence[int], int, int, Sequence[i
 
 def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: random.Random,
              deals: list[list[int]] | None = None) -> list[Evaluation]:
-    """Evaluate ``candidates`` (legal actions of ``info.seat``) on sampled deals."""
+    """Evaluate ``candidates`` (legal actions of ``info.seat``) on sampled deals: every candidate, unless
+    ``budget.race_z`` races a declaration's candidates; then only those still in the race at its end (all
+    on the same deals), in the candidates' order."""
     compiled_kernels()  # loaded (compiled, the first time) before the decision's wall-clock cap starts
     start = time.perf_counter()
     if deals is None:
@@ -213,9 +221,33 @@ def evaluate(info: Info, candidates: Sequence[Action], budget: Budget, rng: rand
     evals = [Evaluation(a) for a in candidates]
     if info.phase == str(Phase.PLAY):
         _evaluate_play(info, evals, deals, budget, rng, start)
-    else:
-        _evaluate_declaration(info, evals, deals, budget, rng, start)
-    return evals
+        return evals
+    return _evaluate_declaration(info, evals, deals, budget, rng, start)
+
+
+def still_racing(evals: Sequence[Evaluation], scores: Sequence[Sequence[float]], alive: Sequence[int],
+                 z: float) -> list[int]:
+    """The candidates (indexes into ``evals``) that stay in a race: the leader (the best score so far; the
+    earlier on a tie) and every one whose mean paired difference with it (``scores[i][k]``: candidate
+    ``i``'s score on the ``k``-th deal, every candidate in ``alive`` on the same deals) is not below zero by
+    more than ``z`` standard errors. One that has tied the leader on every deal is dropped too (its
+    difference is 0 with no spread): it cannot be better on the deals seen."""
+    lead = alive[0]
+    for i in alive[1:]:
+        if evals[i].score_sum > evals[lead].score_sum + 1e-9:
+            lead = i
+    kept = []
+    for i in alive:
+        if i == lead:
+            kept.append(i)
+            continue
+        d = [x - y for x, y in zip(scores[i], scores[lead], strict=True)]
+        n = len(d)
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
+        if mean + z * math.sqrt(var / n) > 1e-9:
+            kept.append(i)
+    return kept
 
 
 #: The environment variable that picks the compiled kernels or the Python code: ``python`` forces the
@@ -383,55 +415,80 @@ class ShadowDeclarations:
 
 
 def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
-                          rng: random.Random, start: float) -> None:
+                          rng: random.Random, start: float) -> list[Evaluation]:
+    """Play every candidate out on the deals: the rest of the declarations by the heuristic, then the
+    cards. With ``budget.race_z``, batch by batch, dropping the clearly worse (:func:`still_racing`)."""
     base = shadow_game(info, deals[0])
     me = info.seat
     side = info.partners and budget.for_side
     rollout = _rollout_fn(budget)
     kernel = rollout_kernel(budget)
     shadow = ShadowDeclarations()
-    pending: list[tuple[Evaluation, Game]] = []  # played out by the kernel after the loop, all at once
-    for hands in deals:
-        if time.perf_counter() - start > budget.max_seconds and evals[0].n:
+    alive = list(range(len(evals)))
+    scores: list[list[float]] = [[] for _ in evals]  # each candidate's score deal by deal, for the race
+    batch = budget.race_batch if budget.race_z > 0 else len(deals)
+    for first in range(0, len(deals), batch):
+        # Played out by the kernel after each batch's loop, all at once.
+        pending: list[tuple[int, int, Game]] = []
+        out_of_time = False
+        for i in alive:
+            scores[i].extend([0.0] * len(deals[first:first + batch]))
+        for k, hands in enumerate(deals[first:first + batch], start=first):
+            if time.perf_counter() - start > budget.max_seconds and evals[alive[0]].n:
+                out_of_time = True
+                break
+            for i in alive:
+                ev = evals[i]
+                g = base.clone()
+                g.hands = list(hands)
+                g.apply_unchecked(ev.action)
+                steps = 0
+                while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
+                    if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
+                        break
+                    g.apply_unchecked(shadow.next(g))
+                    steps += 1
+                if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
+                    _count(ev, scores[i], k, REDEAL_VALUE * info.multiplier, None)
+                    continue
+                if kernel is not None:
+                    pending.append((i, k, g))
+                    continue
+                trump = int(g.trump)
+                targets = [e if e is not None else 0 for e in g.estimates]
+                tricks = rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets, rng)
+                g.tricks_won = tricks
+                _count(ev, scores[i], k, value(round_scores(g), me, side), tricks[me])
+        if kernel is not None:
+            _score_played_out(kernel, pending, evals, scores, me, side)
+        if out_of_time:
             break
-        for ev in evals:
-            g = base.clone()
-            g.hands = list(hands)
-            g.apply_unchecked(ev.action)
-            steps = 0
-            while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
-                if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
-                    break
-                g.apply_unchecked(shadow.next(g))
-                steps += 1
-            if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
-                ev.score_sum += REDEAL_VALUE * info.multiplier
-                ev.n += 1
-                continue
-            if kernel is not None:
-                pending.append((ev, g))
-                ev.n += 1
-                continue
-            trump = int(g.trump)
-            targets = [e if e is not None else 0 for e in g.estimates]
-            tricks = rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets, rng)
-            g.tricks_won = tricks
-            ev.tricks[tricks[me]] += 1
-            ev.score_sum += value(round_scores(g), me, side)
-            ev.n += 1
-    if kernel is not None:
-        _score_played_out(kernel, pending, me, side)
+        if budget.race_z > 0 and len(alive) > 1:
+            alive = still_racing(evals, scores, alive, budget.race_z)
+        if len(alive) == 1 and budget.race_z > 0:
+            break
+    return [evals[i] for i in alive]
 
 
-def _score_played_out(kernel: PlayOut, pending: list[tuple[Evaluation, Game]], me: int, side: bool) -> None:
-    """The rollouts the loop above left to the kernel, scored as the loop would have: the scores are
-    integers (and the redeals' multiples of 5.0), so adding them in another order gives the same sums."""
+def _count(ev: Evaluation, scores: list[float], k: int, score: float, tricks: int | None) -> None:
+    """Deal ``k``'s outcome for a candidate (``tricks`` None: the deal was thrown in)."""
+    if tricks is not None:
+        ev.tricks[tricks] += 1
+    ev.score_sum += score
+    ev.n += 1
+    scores[k] = score
+
+
+def _score_played_out(kernel: PlayOut, pending: list[tuple[int, int, Game]], evals: list[Evaluation],
+                      scores: list[list[float]], me: int, side: bool) -> None:
+    """The rollouts the loop above left to the kernel (candidate, deal, shadow game), scored as the loop
+    would have: the scores are integers (and the redeals' multiples of 5.0), so adding them in another
+    order gives the same sums."""
     positions = [(g.hands, int(g.trump), g.leader, g.trick, g.tricks_won,
-                  [e if e is not None else 0 for e in g.estimates]) for _ev, g in pending]
-    for (ev, g), tricks in zip(pending, kernel(positions), strict=True):
+                  [e if e is not None else 0 for e in g.estimates]) for _i, _k, g in pending]
+    for (i, k, g), tricks in zip(pending, kernel(positions), strict=True):
         g.tricks_won = tricks
-        ev.tricks[tricks[me]] += 1
-        ev.score_sum += value(round_scores(g), me, side)
+        _count(evals[i], scores[i], k, value(round_scores(g), me, side), tricks[me])
 
 
 # --- exact endgame ----------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ Forced decisions (one candidate) cost nothing, as in `strong`.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ from .search import (
     round_scores,
     shadow_game,
     solve,
+    still_racing,
 )
 from .side import value
 from .strong import decision_seed
@@ -98,22 +98,7 @@ def race(candidates: Sequence[Action], deals: Sequence[list[int]], sim: Sim, bat
                 scores[i].append(score)
         if len(alive) == 1:
             break
-        lead = alive[0]
-        for i in alive[1:]:
-            if evals[i].score_sum > evals[lead].score_sum + 1e-9:
-                lead = i
-        kept = []
-        for i in alive:
-            if i == lead:
-                kept.append(i)
-                continue
-            d = [x - y for x, y in zip(scores[i], scores[lead], strict=True)]
-            n = len(d)
-            mean = sum(d) / n
-            var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
-            if mean + z * math.sqrt(var / n) > 1e-9:
-                kept.append(i)
-        alive = kept
+        alive = still_racing(evals, scores, alive, z)
     return [evals[i] for i in alive]
 
 

@@ -22,11 +22,13 @@ from typing import Any
 
 from ..bots import Bot, Budget, HeuristicBot, RandomBot, StrongBot
 from ..bots.omniscient import OmniscientBot
+from ..bots.strong import RACE_Z
 from ..bots.strong2 import RaceBudget, Strong2Bot
 from ..game import Game
 from ..rulesets import get_ruleset
 
-TOURNAMENT_LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-noevidence",
+TOURNAMENT_LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-full",
+                     "strong-noevidence",
                      "strong-random", "strong-tight", "strong-seat", "omniscient", "ismcts")
 
 
@@ -44,7 +46,7 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
     Only ``omniscient`` reads hidden cards from ``game``; ``ismcts`` redeals them from the seat's
     information before it searches (see :mod:`estimation.research.ismcts_seat`)."""
     base, _, samples = level.partition("@")
-    budget = Budget()
+    budget = Budget(race_z=RACE_Z)  # as the `strong` bot's own (every ablation below races as it does)
     if samples:
         budget.samples = budget.play_samples = int(samples)
     if base == "random":
@@ -65,6 +67,12 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
         # Counted in deals only: the 0.8 s wall-clock safety cap, reached on a starved machine, would
         # make the reference weaker and its games depend on the load (the strong-fast levels have no cap).
         budget.max_seconds = float("inf")
+        return StrongBot(seed, budget, name=level)
+    if base == "strong-full":
+        # `strong` without the declarations' race: every candidate on every deal (the reference the race
+        # was measured against, docs/bots.md).
+        budget.max_seconds = float("inf")
+        budget.race_z = 0.0
         return StrongBot(seed, budget, name=level)
     if base == "strong-noevidence":
         budget.evidence = False

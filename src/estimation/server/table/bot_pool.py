@@ -44,7 +44,8 @@ def default_workers() -> int:
 
 def _choose(level: str, seed: int, view: dict[str, Any],
             ruleset: type[Ruleset] | None = None) -> tuple[str, str | None]:
-    """In a worker process: the bot's action, or the first legal one and why (a bot that failed)."""
+    """In a worker process: the bot's action; if the bot failed, the heuristic's (the simplest bot: it
+    reads the view and nothing else), or the first legal action if that failed too, and why."""
     from ...bots import make_bot
 
     try:
@@ -52,7 +53,11 @@ def _choose(level: str, seed: int, view: dict[str, Any],
             RULESETS[ruleset.name] = ruleset
         return make_bot(level, seed).act(view), None
     except Exception as exc:
-        return str(view["legal"][0]), f"{type(exc).__name__}: {exc}"
+        failure = f"{type(exc).__name__}: {exc}"
+    try:
+        return make_bot("heuristic", seed).act(view), failure
+    except Exception:
+        return str(view["legal"][0]), failure
 
 
 def _warm() -> bool:
@@ -88,7 +93,7 @@ class BotPool:
         text, failure = await self.pool.run(_choose, level, seed, view, extra)
         self.moves += 1
         if failure is not None:
-            log.error("table %s: %s bot failed (%s); playing the first legal action", table_id, level,
+            log.error("table %s: %s bot failed (%s); playing the heuristic's action", table_id, level,
                       failure)
         return text
 
