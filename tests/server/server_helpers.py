@@ -22,11 +22,11 @@ import websockets
 
 from estimation.server.cluster.launcher import redis_answers
 from estimation.server.cluster.ports import (
-    PORT_ATTEMPTS,
     PortTaken,
     free_port,
     said_port_taken,
     said_since,
+    start_retrying,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,20 +79,12 @@ class ServerProcess:
         """Start the server and wait until it answers. A port that :func:`free_port` found free can be taken
         before the server binds it (by any process's outgoing connection: they draw from the same range);
         then a first start tries new ports, and a restart (clients know its port) the same port again."""
-        for attempt in range(PORT_ATTEMPTS):
-            try:
-                self._start(timeout)
-            except PortTaken:
-                if attempt == PORT_ATTEMPTS - 1:
-                    raise
-                if self.started:
-                    time.sleep(1.0)
-                else:
-                    self.port, self.metrics_port = free_port(), free_port()
-                    self.env["ESTIMATION_METRICS_PORT"] = str(self.metrics_port)
-                continue
-            self.started = True
-            return
+        start_retrying(lambda: self._start(timeout), None if self.started else self._new_ports)
+        self.started = True
+
+    def _new_ports(self) -> None:
+        self.port, self.metrics_port = free_port(), free_port()
+        self.env["ESTIMATION_METRICS_PORT"] = str(self.metrics_port)
 
     def _start(self, timeout: float) -> None:
         env = {**os.environ, **self.env, "DATABASE_URL": self.database_url}
@@ -199,19 +191,11 @@ class RedisProcess:
     def start(self, timeout: float = 20.0) -> None:
         """Start it and wait for its PONG; a port taken before it bound it: new ports on a first start, the
         same port again on a restart (as :meth:`ServerProcess.start`)."""
-        for attempt in range(PORT_ATTEMPTS):
-            try:
-                self._start(timeout)
-            except PortTaken:
-                if attempt == PORT_ATTEMPTS - 1:
-                    raise
-                if self.started:
-                    time.sleep(1.0)
-                else:
-                    self.port = free_port()
-                continue
-            self.started = True
-            return
+        start_retrying(lambda: self._start(timeout), None if self.started else self._new_port)
+        self.started = True
+
+    def _new_port(self) -> None:
+        self.port = free_port()
 
     def _start(self, timeout: float) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime

@@ -414,6 +414,25 @@ class ShadowDeclarations:
         return heuristic_declaration(g.hands[seat], legal, standing, trump)
 
 
+def declared(info: Info, base: Game, hands: list[int], action: Action,
+             shadow: ShadowDeclarations) -> Game | None:
+    """The shadow game of a declaration's simulation at its first card: ``base`` (the deal rebuilt,
+    :func:`shadow_game`) with ``hands``, ``action`` applied and the rest of the declarations made by the
+    heuristic; None if the deal was thrown in instead (every seat passed)."""
+    g = base.clone()
+    g.hands = list(hands)
+    g.apply_unchecked(action)
+    steps = 0
+    while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
+        if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
+            break
+        g.apply_unchecked(shadow.next(g))
+        steps += 1
+    if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
+        return None
+    return g
+
+
 def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
                           rng: random.Random, start: float) -> list[Evaluation]:
     """Play every candidate out on the deals: the rest of the declarations by the heuristic, then the
@@ -439,16 +458,8 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
                 break
             for i in alive:
                 ev = evals[i]
-                g = base.clone()
-                g.hands = list(hands)
-                g.apply_unchecked(ev.action)
-                steps = 0
-                while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
-                    if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
-                        break
-                    g.apply_unchecked(shadow.next(g))
-                    steps += 1
-                if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
+                g = declared(info, base, hands, ev.action, shadow)
+                if g is None:
                     _count(ev, scores[i], k, REDEAL_VALUE * info.multiplier, None)
                     continue
                 if kernel is not None:

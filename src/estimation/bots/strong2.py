@@ -38,13 +38,13 @@ from .particles import play_deals
 from .policy import policy_rollout
 from .sampler import sample_deals
 from .search import (
-    MAX_DECLARATIONS,
     REDEAL_VALUE,
     Evaluation,
     Scorer,
     ShadowDeclarations,
     after_card,
     candidates_for,
+    declared,
     round_scores,
     shadow_game,
     solve,
@@ -179,16 +179,8 @@ class Strong2Bot:
         shadow = ShadowDeclarations()
 
         def sim(action: Action, hands: list[int]) -> tuple[float, int]:
-            g = base.clone()
-            g.hands = list(hands)
-            g.apply_unchecked(action)
-            steps = 0
-            while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
-                if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
-                    break
-                g.apply_unchecked(shadow.next(g))
-                steps += 1
-            if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
+            g = declared(info, base, hands, action, shadow)
+            if g is None:
                 return REDEAL_VALUE * info.multiplier, 0
             trump = int(g.trump)
             targets = [e if e is not None else 0 for e in g.estimates]

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .ports import PORT_ATTEMPTS, PortTaken, free_port, said_port_taken, said_since
+from .ports import PORT_ATTEMPTS, PortTaken, free_port, said_port_taken, said_since, start_retrying
 
 if TYPE_CHECKING:
     from .pgcluster import ThrowawayCluster
@@ -216,15 +216,15 @@ class LocalCluster:
             self._spawn()
         for worker in list(self.running):
             self._healthy(worker)
-        chosen = self.port  # a port asked for is the one clients know: never another
-        for attempt in range(PORT_ATTEMPTS):
-            self.port = chosen or free_port()
-            try:
-                self._start_balancer(haproxy)
-                return
-            except PortTaken:
-                if chosen or attempt == PORT_ATTEMPTS - 1:
-                    raise
+        if self.port:  # a port asked for is the one clients know: never another
+            self._start_balancer(haproxy)
+            return
+        self.port = free_port()
+
+        def new_port() -> None:
+            self.port = free_port()
+
+        start_retrying(lambda: self._start_balancer(haproxy), new_port)
 
     def _start_balancer(self, haproxy: str) -> None:
         self._write_config()
@@ -265,13 +265,7 @@ class LocalCluster:
         server = shutil.which("redis-server") or "/usr/bin/redis-server"
         if not os.access(server, os.X_OK):
             raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
-        for attempt in range(PORT_ATTEMPTS):
-            try:
-                return self._redis_on(server, free_port())
-            except PortTaken:
-                if attempt == PORT_ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
+        return start_retrying(lambda: self._redis_on(server, free_port()), lambda: None)
 
     def _redis_on(self, server: str, port: int) -> str:
         log_path = self.workdir / "redis.log"

@@ -16,7 +16,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from .ports import PORT_ATTEMPTS, PortTaken, free_port, said_port_taken, said_since
+from .ports import PortTaken, free_port, said_port_taken, said_since, start_retrying
 
 
 def find_bindir() -> Path | None:
@@ -64,15 +64,11 @@ class ThrowawayCluster:
         if not self.durable:
             initdb.append("--no-sync")
         subprocess.run(_as_postgres(initdb), check=True, capture_output=True)
-        for attempt in range(PORT_ATTEMPTS):
-            try:
-                self._start_on_port()
-                break
-            except PortTaken:
-                if attempt == PORT_ATTEMPTS - 1:
-                    raise
-                self.port = free_port()
+        start_retrying(self._start_on_port, self._new_port)
         return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}"
+
+    def _new_port(self) -> None:
+        self.port = free_port()
 
     def _start_on_port(self) -> None:
         opts = (f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1 -c max_connections=200"

@@ -9,7 +9,12 @@ use, and its starter tries again on a new port (a restart, whose port clients kn
 from __future__ import annotations
 
 import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -42,3 +47,20 @@ def said_since(path: Path, offset: int) -> str:
             return log.read().decode(errors="replace")
     except OSError:
         return ""
+
+
+def start_retrying(start: Callable[[], T], new_ports: Callable[[], None] | None) -> T:
+    """``start()``, again while it raises :class:`PortTaken` (:data:`PORT_ATTEMPTS` times at most): after
+    ``new_ports()``, or, when that is None (a restart: clients know the port), on the same port a second
+    later."""
+    for attempt in range(PORT_ATTEMPTS):
+        try:
+            return start()
+        except PortTaken:
+            if attempt == PORT_ATTEMPTS - 1:
+                raise
+            if new_ports is None:
+                time.sleep(1.0)
+            else:
+                new_ports()
+    raise AssertionError("unreachable")
