@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import gc
 import json
+import socket
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -25,7 +26,6 @@ import httpx
 import pytest
 import uvicorn
 import websockets
-from server_helpers import free_port
 
 from estimation.server import Settings, create_app
 from estimation.server.access import auth
@@ -33,7 +33,7 @@ from estimation.server.cluster.bus import table_topic, user_topic
 from estimation.server.competitions import reading
 from estimation.server.competitions.seeding import seed_swiss
 from estimation.server.hub import Hub
-from estimation.server.ops.serving import GuardedWebSocket, uvicorn_options
+from estimation.server.ops.serving import GuardedWebSocket, QuietServer, uvicorn_options
 from estimation.server.social import chat
 from estimation.server.social.service import Social, social_of
 from estimation.server.storage.models import utcnow
@@ -42,14 +42,17 @@ from estimation.server.table.reducer import TableSettings
 
 @contextlib.asynccontextmanager
 async def served(tmp_path: Path) -> AsyncIterator[tuple[uvicorn.Server, str]]:
-    """The app on a uvicorn server of this process, with the protocols and options `estimation serve`
-    runs (``serving.uvicorn_options``); the server and its base URL."""
+    """The app on a uvicorn server of this process, with the server, protocols and options `estimation
+    serve` runs (``serving.QuietServer``, ``serving.uvicorn_options``); the server and its base URL. The
+    socket is bound here and handed over, so no other process can take its port in between."""
     settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'served.db'}", create_per_minute=0,
                         socket_connects_per_minute=0, sockets_per_address=0, process_tuning=False)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on", **uvicorn_options(settings)))
-    task = asyncio.create_task(server.serve())
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
+    server = QuietServer(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
+                                        log_level="warning", lifespan="on", **uvicorn_options(settings)))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         while not server.started:
             if task.done():

@@ -4,13 +4,13 @@ not ten times (an idle worker's CPU, docs/performance.md), and a stop signal sti
 from __future__ import annotations
 
 import signal
+import socket
 import threading
 import time
 from typing import Any
 
 import httpx
 import uvicorn
-from server_helpers import free_port
 
 from estimation.server.ops.serving import QuietServer
 
@@ -33,9 +33,16 @@ class Counted(QuietServer):
         return await super().on_tick(counter)
 
 
-def started(server: QuietServer) -> threading.Thread:
+def bound() -> tuple[socket.socket, int]:
+    """A listening socket of our own on a free port (no other process can take it before the server runs)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock, int(sock.getsockname()[1])
+
+
+def started(server: QuietServer, sock: socket.socket) -> threading.Thread:
     # Not the main thread, so uvicorn installs no signal handlers: the test calls handle_exit itself.
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
@@ -45,9 +52,9 @@ def started(server: QuietServer) -> threading.Thread:
 
 
 def test_an_idle_server_looks_at_its_state_once_a_second_and_serves_with_a_date() -> None:
-    port = free_port()
+    sock, port = bound()
     server = Counted(uvicorn.Config(hello, host="127.0.0.1", port=port, log_level="warning"))
-    thread = started(server)
+    thread = started(server, sock)
     try:
         answer = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
         assert answer.text == "hello" and answer.headers["date"].endswith("GMT")
@@ -60,10 +67,10 @@ def test_an_idle_server_looks_at_its_state_once_a_second_and_serves_with_a_date(
 
 
 def test_a_stop_signal_wakes_it_at_once_whatever_its_tick() -> None:
-    port = free_port()
+    sock, port = bound()
     server = QuietServer(uvicorn.Config(hello, host="127.0.0.1", port=port, log_level="warning"))
     server.TICK = 3600.0  # without the wake-up, the stop would wait an hour
-    thread = started(server)
+    thread = started(server, sock)
     server.handle_exit(signal.SIGTERM, None)
     thread.join(20)
     assert not thread.is_alive(), "the stop signal did not wake the server"
