@@ -59,7 +59,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from estimation.seat_socket import Seats
+from estimation.seat_socket import Seats, SeatSocket
 from estimation.server.cluster.launcher import LocalCluster
 from estimation.server.cluster.ports import free_port
 
@@ -141,7 +141,10 @@ class Table(Seats):
             action = self.rng.choice(mover.view["legal"])
             action_id = await mover.act(action)
             self.sent[action_id] = (view["to_move"], action)
-            await self.until(lambda a=action_id, m=mover: a in m.acks or a not in m.pending, 120)
+            def settled(a: str = action_id, m: SeatSocket = mover) -> bool:
+                return a in m.acks or a not in m.pending
+
+            await self.until(settled, 120)
             if chatting.is_set():
                 lines += 1
                 # A line a second at the table, from each seat in turn (a person may say one every 2 s).
