@@ -21,13 +21,7 @@ import httpx
 import websockets
 
 from estimation.server.cluster.launcher import redis_answers
-from estimation.server.cluster.ports import (
-    PortTaken,
-    free_port,
-    said_port_taken,
-    said_since,
-    start_retrying,
-)
+from estimation.server.cluster.ports import exited, free_port, start_retrying
 
 ROOT = Path(__file__).resolve().parents[2]
 _names = itertools.count(1)
@@ -96,10 +90,7 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                said = said_since(self.log_path, logged)
-                if said_port_taken(said):
-                    raise PortTaken(said[-2000:])
-                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
+                raise exited("server", self.proc.returncode, self.log_path, logged)
             try:
                 if httpx.get(self.base + "/api/health", timeout=1.0).status_code == 200:
                     return
@@ -207,10 +198,7 @@ class RedisProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                said = said_since(self.log_path, logged)
-                if said_port_taken(said):
-                    raise PortTaken(said[-2000:])
-                raise RuntimeError(f"redis-server exited with {self.proc.returncode}: {self.log()}")
+                raise exited("redis-server", self.proc.returncode, self.log_path, logged)
             if redis_answers(self.port):
                 return
             time.sleep(0.05)

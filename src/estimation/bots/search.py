@@ -450,9 +450,10 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
         # Played out by the kernel after each batch's loop, all at once.
         pending: list[tuple[int, int, Game]] = []
         out_of_time = False
+        chunk = deals[first:first + batch]
         for i in alive:
-            scores[i].extend([0.0] * len(deals[first:first + batch]))
-        for k, hands in enumerate(deals[first:first + batch], start=first):
+            scores[i].extend([0.0] * len(chunk))
+        for k, hands in enumerate(chunk, start=first):
             if time.perf_counter() - start > budget.max_seconds and evals[alive[0]].n:
                 out_of_time = True
                 break
@@ -474,10 +475,10 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
             _score_played_out(kernel, pending, evals, scores, me, side)
         if out_of_time:
             break
-        if budget.race_z > 0 and len(alive) > 1:
-            alive = still_racing(evals, scores, alive, budget.race_z)
-        if len(alive) == 1 and budget.race_z > 0:
-            break
+        if budget.race_z > 0:
+            alive = still_racing(evals, scores, alive, budget.race_z) if len(alive) > 1 else alive
+            if len(alive) == 1:
+                break
     return [evals[i] for i in alive]
 
 

@@ -33,6 +33,11 @@ def decision_seed(seed: int, info: Info) -> str:
 RACE_Z = 3.0
 
 
+def default_budget() -> Budget:
+    """The `strong` level's work a decision: the search's defaults, the declarations racing."""
+    return Budget(race_z=RACE_Z)
+
+
 class StrongBot:
     """Search bot. ``budget`` counts work (deals per decision), so a seeded bot is deterministic; by
     default the declarations race (:data:`RACE_Z`), the play does not."""
@@ -42,7 +47,7 @@ class StrongBot:
     def __init__(self, seed: int | None = None, budget: Budget | None = None,
                  name: str | None = None) -> None:
         self._seed = seed if seed is not None else random.getrandbits(64)
-        self.budget = budget or Budget(race_z=RACE_Z)
+        self.budget = budget or default_budget()
         if name is not None:
             self.name = name
         self.last: list[Evaluation] = []

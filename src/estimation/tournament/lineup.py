@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..bots import Bot, Budget, HeuristicBot, RandomBot, StrongBot
+from ..bots import Bot, HeuristicBot, RandomBot, StrongBot
 from ..bots.omniscient import OmniscientBot
-from ..bots.strong import RACE_Z
+from ..bots.strong import default_budget
 from ..bots.strong2 import RaceBudget, Strong2Bot
 from ..game import Game
 from ..rulesets import get_ruleset
 
 TOURNAMENT_LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong", "strong-full",
-                     "strong-noevidence",
-                     "strong-random", "strong-tight", "strong-seat", "omniscient", "ismcts")
+                     "strong-noevidence", "strong-random", "strong-tight", "strong-seat", "omniscient",
+                     "ismcts")
 
 
 def check_level(level: str) -> None:
@@ -46,7 +46,7 @@ def tournament_bot(level: str, seed: int, game: Game) -> Bot:
     Only ``omniscient`` reads hidden cards from ``game``; ``ismcts`` redeals them from the seat's
     information before it searches (see :mod:`estimation.research.ismcts_seat`)."""
     base, _, samples = level.partition("@")
-    budget = Budget(race_z=RACE_Z)  # as the `strong` bot's own (every ablation below races as it does)
+    budget = default_budget()  # the `strong` bot's own (every ablation below races as it does)
     if samples:
         budget.samples = budget.play_samples = int(samples)
     if base == "random":

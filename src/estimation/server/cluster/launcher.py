@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .ports import PORT_ATTEMPTS, PortTaken, free_port, said_port_taken, said_since, start_retrying
+from .ports import exited, free_port, start_retrying
 
 if TYPE_CHECKING:
     from .pgcluster import ThrowawayCluster
@@ -216,15 +216,12 @@ class LocalCluster:
             self._spawn()
         for worker in list(self.running):
             self._healthy(worker)
-        if self.port:  # a port asked for is the one clients know: never another
-            self._start_balancer(haproxy)
-            return
+        asked = bool(self.port)  # a port asked for is the one clients know: tried again, never changed
+        self.port = self.port or free_port()
+        start_retrying(lambda: self._start_balancer(haproxy), None if asked else self._new_port)
+
+    def _new_port(self) -> None:
         self.port = free_port()
-
-        def new_port() -> None:
-            self.port = free_port()
-
-        start_retrying(lambda: self._start_balancer(haproxy), new_port)
 
     def _start_balancer(self, haproxy: str) -> None:
         self._write_config()
@@ -265,6 +262,7 @@ class LocalCluster:
         server = shutil.which("redis-server") or "/usr/bin/redis-server"
         if not os.access(server, os.X_OK):
             raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
+        # Each try draws its own port: nothing to change between tries.
         return start_retrying(lambda: self._redis_on(server, free_port()), lambda: None)
 
     def _redis_on(self, server: str, port: int) -> str:
@@ -277,10 +275,7 @@ class LocalCluster:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.redis_proc.poll() is not None:
-                said = said_since(log_path, logged)
-                if said_port_taken(said):
-                    raise PortTaken(said[-2000:])
-                raise RuntimeError(f"redis-server exited with {self.redis_proc.returncode}:\n{said[-3000:]}")
+                raise exited("redis-server", self.redis_proc.returncode, log_path, logged)
             if redis_answers(port):
                 return f"redis://127.0.0.1:{port}/0"
             time.sleep(0.05)
@@ -311,16 +306,15 @@ class LocalCluster:
 
     def _healthy(self, worker: Worker) -> Worker:
         """``worker`` once it answers; if it found its port taken, the same worker on new ports."""
-        for attempt in range(PORT_ATTEMPTS):
-            try:
-                self._wait_healthy(worker)
-                return worker
-            except PortTaken:
-                if attempt == PORT_ATTEMPTS - 1:
-                    raise
-                self.running.remove(worker)
-                worker = self._spawn(worker.name)
-        raise AssertionError("unreachable")
+        current = worker
+
+        def respawn() -> None:
+            nonlocal current
+            self.running.remove(current)
+            current = self._spawn(current.name)
+
+        start_retrying(lambda: self._wait_healthy(current), respawn)
+        return current
 
     @staticmethod
     def _wait_healthy(worker: Worker, timeout: float = 60.0) -> None:
@@ -329,11 +323,7 @@ class LocalCluster:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if worker.proc.poll() is not None:
-                said = said_since(worker.log_path, worker.logged)
-                if said_port_taken(said):
-                    raise PortTaken(f"worker {worker.name}: {said[-2000:]}")
-                raise RuntimeError(
-                    f"worker {worker.name} exited with {worker.proc.returncode}:\n{said[-3000:]}")
+                raise exited(f"worker {worker.name}", worker.proc.returncode, worker.log_path, worker.logged)
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(worker.base + "/api/health", timeout=1.0).status_code == 200:
                     return
@@ -347,10 +337,7 @@ class LocalCluster:
         while time.monotonic() < deadline:
             assert self.haproxy is not None
             if self.haproxy.poll() is not None:
-                said = said_since(self.workdir / "haproxy.log", logged)
-                if said_port_taken(said):
-                    raise PortTaken(f"haproxy: {said[-2000:]}")
-                raise RuntimeError(f"haproxy exited:\n{said[-3000:]}")
+                raise exited("haproxy", self.haproxy.returncode, self.workdir / "haproxy.log", logged)
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(self.url + "/api/health", timeout=1.0).status_code == 200:
                     return

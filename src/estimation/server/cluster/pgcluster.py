@@ -16,7 +16,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from .ports import PortTaken, free_port, said_port_taken, said_since, start_retrying
+from .ports import exited, free_port, start_retrying
 
 
 def find_bindir() -> Path | None:
@@ -79,11 +79,8 @@ class ThrowawayCluster:
             subprocess.run(_as_postgres([str(self.bindir / "pg_ctl"), "-D", self.data, "-o", opts, "-l",
                                          self.log_path, "-w", "start"]),
                            check=True, capture_output=True)
-        except subprocess.CalledProcessError:
-            said = said_since(Path(self.log_path), logged)
-            if said_port_taken(said):
-                raise PortTaken(said[-2000:]) from None
-            raise
+        except subprocess.CalledProcessError as failed:
+            raise exited("postgres", failed.returncode, Path(self.log_path), logged) from None
 
     def postmaster_pid(self) -> int | None:
         try:

@@ -39,6 +39,15 @@ def said_port_taken(said: str) -> bool:
     return "address already in use" in said.lower()
 
 
+def exited(who: str, code: int | None, log: Path, offset: int) -> RuntimeError:
+    """The error for a child that exited before it served: :class:`PortTaken` if its log since ``offset``
+    says its port was in use (its starter tries again), else a plain error with its last words."""
+    said = said_since(log, offset)
+    if said_port_taken(said):
+        return PortTaken(f"{who}: {said[-2000:]}")
+    return RuntimeError(f"{who} exited with {code}:\n{said[-3000:]}")
+
+
 def said_since(path: Path, offset: int) -> str:
     """What a child wrote to its log at ``path`` after ``offset`` (earlier starts share the file)."""
     try:

@@ -93,8 +93,8 @@ class BotPool:
         text, failure = await self.pool.run(_choose, level, seed, view, extra)
         self.moves += 1
         if failure is not None:
-            log.error("table %s: %s bot failed (%s); playing the heuristic's action", table_id, level,
-                      failure)
+            log.error("table %s: %s bot failed (%s); playing the heuristic's action (the first legal one "
+                      "if it failed too)", table_id, level, failure)
         return text
 
     def stop(self) -> None:
