@@ -296,3 +296,50 @@ def test_the_lobby_shows_a_table_read_from_the_store_as_one_held_in_memory(tmp_p
         assert stored["seats"][0]["name"] == "Ann" and stored["seats"][3]["bot"] is True
 
     with_hub(tmp_path, body)
+
+
+class _Socket:
+    """What a :class:`~estimation.server.table.connection.Connection` writes to: the frames, kept."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+        self.client = None
+
+    async def send_text(self, text: str) -> None:
+        self.frames.append(text)
+
+    async def close(self, code: int = 1000) -> None:
+        return None
+
+
+def test_a_hello_that_waited_while_its_table_was_dropped_joins_the_table_served_now(tmp_path: Path) -> None:
+    """The rolling restart's lost update: a socket's hello fetched the table, then waited for its lock while
+    the worker handed the table over (or evicted it) and told its sockets ``moved``. Joined to that dropped
+    runtime, the socket was welcomed and then heard nothing, ever. It must join the table as served now."""
+    import json
+
+    from estimation.server.routes.table_socket import Session
+
+    async def body(hub: Hub) -> None:
+        async with hub.session() as db, db.begin():
+            creator = (await auth.create_guest(db, "Owner")).id
+        table_id = (await hub.create_table(creator, TableSettings("koutchina", "micro", turn_seconds=0))).id
+        dropped = hub.runtimes[table_id]
+        socket = _Socket()
+        session = Session(hub, socket, table_id)  # type: ignore[arg-type]
+        async with dropped.lock:
+            hello = asyncio.create_task(session.hello({"type": "hello"}))
+            for _ in range(20):  # the hello reaches the lock and waits there
+                await asyncio.sleep(0)
+            assert not hello.done()
+            hub._drop(dropped, 0)  # as a hand-over does, under the table's lock
+        await hello
+        served = hub.runtimes[table_id]
+        assert served is not dropped and session.runtime is served
+        assert session.conn in served.conns and session.conn not in dropped.conns
+        welcome = json.loads(socket.frames[0])
+        assert welcome["type"] == "welcome" and welcome["version"] == served.version
+        assert session.link is not None
+        session.link.detach()
+
+    with_hub(tmp_path, body)

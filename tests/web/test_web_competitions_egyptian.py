@@ -59,6 +59,21 @@ def _mates_play(server: Any, players: list[tuple[Api, int]], leaver: Api, go: th
     return thread
 
 
+def _stuck_at(mate: Api, page: Any, table_id: int) -> str:
+    """What the table and Hana's page show when her table seems stuck: who is to move and what the page
+    offers (a failing run says where it stopped, not only that it did)."""
+    answer = mate.get(f"/api/tables/{table_id}/view").json()  # a table-mate may watch it
+    view = {**answer.get("table", {}), **(answer.get("view") or {}), "version": answer.get("version")}
+    shown = page.evaluate("""() => ({
+        hash: location.hash,
+        dialogs: [...document.querySelectorAll('dialog[open]')].map((d) => d.id),
+        panels: [...document.querySelectorAll('.picker, .offer, .call-panel')].map((p) => p.id),
+        legal: document.querySelectorAll('.hand button.card.legal').length,
+        bar: (document.querySelector('.table-page .bar') || {}).innerText || null })""")
+    keys = ("status", "version", "round", "phase", "to_move", "over")
+    return f"server: {({k: view.get(k) for k in keys})}; page: {shown}; errors: {page.js_errors[-3:]}"
+
+
 def _no_overflow(page: Any) -> None:
     """Nothing sticks out sideways (the traveller's wide table scrolls in its own box)."""
     over = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -126,7 +141,8 @@ def test_egyptian_competition_in_the_browser(browser: Any, web_server: Any, tmp_
         while not page.locator("#match-end-competition").count():
             if time.monotonic() > deadline or failures:
                 page.screenshot(path=str(out / "stuck.png"), full_page=True)
-                raise AssertionError(f"Hana's table did not end: {failures}, {out / 'stuck.png'}")
+                raise AssertionError(f"Hana's table did not end: {failures}, {out / 'stuck.png'}; "
+                                     f"{_stuck_at(mates[-1], page, hana_table)}")
             if not w.act_once(page):
                 time.sleep(0.05)
         page.click("#match-end-competition")

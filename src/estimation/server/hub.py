@@ -230,6 +230,11 @@ class Hub:
                     await self.ownership.release(table_id)
         return runtime
 
+    def serves(self, runtime: TableRuntime) -> bool:
+        """Whether ``runtime`` is the table this process serves now: not dropped (handed over, lost) nor
+        evicted since it was fetched. Asked under the table's lock before a socket is added to it."""
+        return not runtime.closed and self.runtimes.get(runtime.id) is runtime
+
     async def held(self, table_id: int) -> TableRuntime | None:
         """The table if this process holds it: in cluster mode only one it owns now (never a claim, which
         would ask its owner to hand it over); in one process, :meth:`get`."""

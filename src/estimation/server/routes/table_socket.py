@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..access.auth import session_for_token
 from ..jsontext import loads
 from ..social.chat import Link
+from ..storage.models import Session as SignIn
 from ..table.connection import Connection
 from ..table.runtime import TableError, TableRuntime, no_such_table
 from ..table.store import TableMoved
@@ -213,7 +214,22 @@ class Session:
                 raise TableError("unauthorized", "unknown or expired token: sign in again")
             session, account = found
             account_id = account.id
+        while not await self.attach(runtime, account_id, session, invite, last):
+            # The table was dropped from memory while this waited for its lock (handed over to another
+            # worker, or evicted): a socket added to that runtime would never hear of the table again.
+            runtime = await self.hub.get(runtime.id)
+            if runtime is None:
+                raise no_such_table()
+        self.link = await Link.attach(self.hub, self.conn, runtime.id, account_id)
+
+    async def attach(self, runtime: TableRuntime, account_id: int | None, session: SignIn | None,
+                     invite: str | None, last: int | None) -> bool:
+        """Join this socket to ``runtime`` (its seat, if the account holds one) and send the welcome and the
+        catch-up, in one hold of the table's lock; False, with nothing done, if ``runtime`` is no longer the
+        table this process serves."""
         async with runtime.lock:
+            if not self.hub.serves(runtime):
+                return False
             seat = next((i for i, s in enumerate(runtime.seats)
                          if account_id is not None and s.account_id == account_id and not s.left), None)
             if seat is None and not runtime.admits(account_id, invite):
@@ -228,7 +244,7 @@ class Session:
             self.conn.send({"type": "welcome", "protocol": PROTOCOL, "table_id": runtime.id, "seat": seat,
                             "account_id": account_id, "version": runtime.version})
             self.conn.send(runtime.catch_up(seat, last))
-        self.link = await Link.attach(self.hub, self.conn, runtime.id, account_id)
+        return True
 
 
 async def table_socket(ws: WebSocket, table_id: str) -> None:
