@@ -16,9 +16,10 @@ from bots_helpers import RULESET_LENGTHS, positions
 
 import estimation
 from estimation.actions import Action
+from estimation.bots import search
 from estimation.bots.knowledge import from_view
 from estimation.bots.policy import choose_card, policy_rollout
-from estimation.bots.search import Scorer, shadow_game, solve
+from estimation.bots.search import Scorer, round_scorer, shadow_game, solve
 from estimation.cards import SUIT_BITS, Card
 
 
@@ -84,6 +85,43 @@ def test_scorer_matches_the_engine(ruleset: str, length: str) -> None:
             g.apply(rng.choice(g.legal_actions()))
         result = g.round_results[done]
         assert scorer(result.tricks) == result.scores
+
+
+@pytest.mark.parametrize(("ruleset", "length"), RULESET_LENGTHS)
+def test_a_rounds_shared_scorer_scores_later_positions_like_the_engine(ruleset: str, length: str) -> None:
+    """``round_scorer`` hands every play decision of a round (any seat, any trick) the scorer built at
+    the round's first: it must score each position's real ending as the engine does, be the same object
+    within a round, and another one for another round."""
+    rng = random.Random(9)
+    search._round_scorers.clear()
+    by_round: dict[tuple[int, int], Scorer] = {}
+    for game in _play_phase_games(ruleset, length, seed=23):
+        info = from_view(game.view(game.to_move))
+        scorer = round_scorer(info, list(game.hands))
+        assert by_round.setdefault((info.round, info.deal), scorer) is scorer
+        g = game.clone()
+        done = len(g.round_results)
+        while len(g.round_results) == done:
+            g.apply(rng.choice(g.legal_actions()))
+        result = g.round_results[done]
+        assert scorer(result.tricks) == result.scores
+    assert len(by_round) > 3 and len({id(s) for s in by_round.values()}) == len(by_round)
+
+
+def test_the_round_scorers_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "ROUND_SCORERS", 2)
+    search._round_scorers.clear()
+    games = _play_phase_games("koutchina", "full", seed=31)
+    rounds = {}
+    for game in games:
+        info = from_view(game.view(game.to_move))
+        rounds.setdefault((info.round, info.deal), (info, list(game.hands)))
+    first, *later = list(rounds.values())[:4]
+    kept = round_scorer(*first)
+    for info, hands in later:
+        round_scorer(info, hands)
+        assert len(search._round_scorers) <= 2
+    assert round_scorer(*first) is not kept  # dropped as the least recently used, then built again
 
 
 def _plain_maxn(hands: list[int], trump: int, leader: int, trick: list[int], won: list[int],

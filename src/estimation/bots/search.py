@@ -24,6 +24,7 @@ import math
 import os
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -137,6 +138,29 @@ class Scorer:
             found = round_scores(self._g)
             self._cache[key] = found
         return found
+
+
+#: How many rounds' scorers :func:`round_scorer` keeps (least recently used dropped): a bot process serves
+#: the rounds of a few hundred tables at once, and a scorer is a game and a few hundred scores.
+ROUND_SCORERS = 1024
+_round_scorers: OrderedDict[tuple[object, ...], Scorer] = OrderedDict()
+
+
+def round_scorer(info: Info, hands_now: Sequence[int]) -> Scorer:
+    """The scorer of ``info``'s round once its declarations are over, shared by every play decision of that
+    round (any table's, any seat's): a round's scores depend on its declarations and final trick counts
+    only, never on the cards played, so a count scored for one card is not scored again for the next.
+    Scoring is most of a card's CPU once the play is compiled (docs/performance.md)."""
+    key = (info.ruleset, info.length, info.round, info.deal, info.dealer, info.multiplier,
+           tuple(a for a in info.actions if a.card is None))
+    scorer = _round_scorers.get(key)
+    if scorer is None:
+        scorer = _round_scorers[key] = Scorer(shadow_game(info, hands_now))
+        if len(_round_scorers) > ROUND_SCORERS:
+            _round_scorers.popitem(last=False)
+    else:
+        _round_scorers.move_to_end(key)
+    return scorer
 
 
 # --- candidates -------------------------------------------------------------------------------------------
@@ -330,7 +354,7 @@ def deal_sampler() -> SampleDeals:
 
 def _evaluate_play(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
                    rng: random.Random, start: float) -> None:
-    scorer = Scorer(shadow_game(info, deals[0]))
+    scorer = round_scorer(info, deals[0])
     kernel = play_kernel(budget)
     if kernel is not None:
         _evaluate_play_compiled(kernel, info, evals, deals, budget, scorer, start)
