@@ -79,12 +79,18 @@ def test_scorer_matches_the_engine(ruleset: str, length: str) -> None:
     for game in _play_phase_games(ruleset, length, seed=17)[:6]:
         info = from_view(game.view(game.to_move))
         scorer = Scorer(shadow_game(info, list(game.hands)))
-        g = game.clone()
-        done = len(g.round_results)
-        while len(g.round_results) == done:
-            g.apply(rng.choice(g.legal_actions()))
-        result = g.round_results[done]
-        assert scorer(result.tricks) == result.scores
+        tricks, scores = _random_ending(game, rng)
+        assert scorer(tricks) == scores
+
+
+def _random_ending(game: estimation.Game, rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The round's final tricks and scores once ``game`` is played on at random from here."""
+    g = game.clone()
+    done = len(g.round_results)
+    while len(g.round_results) == done:
+        g.apply(rng.choice(g.legal_actions()))
+    result = g.round_results[done]
+    return tuple(result.tricks), tuple(result.scores)
 
 
 @pytest.mark.parametrize(("ruleset", "length"), RULESET_LENGTHS)
@@ -99,12 +105,8 @@ def test_a_rounds_shared_scorer_scores_later_positions_like_the_engine(ruleset: 
         info = from_view(game.view(game.to_move))
         scorer = round_scorer(info, list(game.hands))
         assert by_round.setdefault((info.round, info.deal), scorer) is scorer
-        g = game.clone()
-        done = len(g.round_results)
-        while len(g.round_results) == done:
-            g.apply(rng.choice(g.legal_actions()))
-        result = g.round_results[done]
-        assert scorer(result.tricks) == result.scores
+        tricks, scores = _random_ending(game, rng)
+        assert scorer(tricks) == scores
     assert len(by_round) > 3 and len({id(s) for s in by_round.values()}) == len(by_round)
 
 
