@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 import psutil  # type: ignore[import-untyped]
 import websockets
+from server import hub_figures  # bench/server.py: the metrics text read once, by one parser
 from soak import slope  # bench/soak.py: the same least-squares slope a minute
 
 from estimation.server.cluster.ports import free_port
@@ -132,16 +133,13 @@ async def lobby(ws_base: str, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.5)
 
 
-def figures(port: int) -> dict[str, float]:
-    """The server's unlabelled metrics, ``estimation_`` dropped."""
-    out: dict[str, float] = {}
-    with contextlib.suppress(httpx.HTTPError):
-        for line in httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text.splitlines():
-            name, _, value = line.partition(" ")
-            if name.startswith("estimation_") and "{" not in name:
-                with contextlib.suppress(ValueError):
-                    out[name.removeprefix("estimation_")] = float(value)
-    return out
+def figures(port: int) -> dict[str, Any]:
+    """The server's unlabelled metrics by the hub's own names (bench/server.py's ``hub_figures``: a
+    counter without its ``_total``); empty if the server does not answer."""
+    try:
+        return hub_figures(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text)
+    except httpx.HTTPError:
+        return {}
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psutil
+import psutil  # type: ignore[import-untyped]
 import websockets
 from websockets.asyncio.client import ClientConnection
 
