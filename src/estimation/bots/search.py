@@ -23,6 +23,7 @@ import functools
 import math
 import os
 import random
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -124,18 +125,22 @@ def round_scores(g: Game) -> tuple[int, ...]:
 
 
 class Scorer:
-    """Scores by final trick counts for a deal whose declarations are over (cached: few distinct counts)."""
+    """Scores by final trick counts for a deal whose declarations are over (cached: few distinct counts).
+    Shared by a round's decisions (:func:`round_scorer`), so a miss, which sets the game's tricks to score
+    them, holds a lock: two threads never score with each other's counts."""
 
     def __init__(self, g: Game) -> None:
         self._g = g.clone()
         self._cache: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._lock = threading.Lock()
 
     def __call__(self, tricks: Sequence[int]) -> tuple[int, ...]:
         key = tuple(tricks)
         found = self._cache.get(key)
         if found is None:
-            self._g.tricks_won = list(key)
-            found = round_scores(self._g)
+            with self._lock:
+                self._g.tricks_won = list(key)
+                found = round_scores(self._g)
             self._cache[key] = found
         return found
 
@@ -150,16 +155,18 @@ def round_scorer(info: Info, hands_now: Sequence[int]) -> Scorer:
     """The scorer of ``info``'s round once its declarations are over, shared by every play decision of that
     round (any table's, any seat's): a round's scores depend on its declarations and final trick counts
     only, never on the cards played, so a count scored for one card is not scored again for the next.
-    Scoring is most of a card's CPU once the play is compiled (docs/performance.md)."""
+    Rebuilding the deal and scoring its counts was a fifth of a card's CPU (docs/performance.md).
+
+    Taken out and put back (the most recent last) rather than moved: each step is one call on the dict,
+    so bots on threads can at worst build a round's scorer twice, never fail."""
     key = (info.ruleset, info.length, info.round, info.deal, info.dealer, info.multiplier,
            tuple(a for a in info.actions if a.card is None))
-    scorer = _round_scorers.get(key)
+    scorer = _round_scorers.pop(key, None)
     if scorer is None:
-        scorer = _round_scorers[key] = Scorer(shadow_game(info, hands_now))
-        if len(_round_scorers) > ROUND_SCORERS:
-            _round_scorers.popitem(last=False)
-    else:
-        _round_scorers.move_to_end(key)
+        scorer = Scorer(shadow_game(info, hands_now))
+    _round_scorers[key] = scorer
+    if len(_round_scorers) > ROUND_SCORERS:
+        _round_scorers.popitem(last=False)
     return scorer
 
 
