@@ -1,5 +1,7 @@
-"""The `strong-fast` bot: the `strong` bot's search (:mod:`.strong`) at about a sixth of its CPU, and
-measured weaker (docs/bots.md), which is why it is a level of its own.
+"""The `strong-fast` bot: the `strong` bot's search (:mod:`.strong`) on fewer, carried deals, measured
+weaker (docs/bots.md), which is why it is a level of its own. It was about a sixth of `strong`'s CPU
+while both were pure Python; with `strong` compiled (the ``fast`` extra) it costs more a decision than
+`strong` (2.98 against 1.71 ms, docs/bots.md), its carried deals being repaired in Python.
 
 It decides as `strong` does, from the same candidates, the same rollouts (every seat aiming at
 its own estimate), the same exact endgame and the same declaration evidence; what differs is how much
@@ -15,9 +17,10 @@ work a decision gets, and where:
    close ones get every deal. The numbers are counted in deals, so the bot stays deterministic.
 3. **Fewer deals**: at most 24 for a card and 20 for a declaration (from a pool of 40 weighted by the
    evidence) instead of 64 (from 128), and the race over them.
-4. **The play's scorer is built once a deal** (the shadow game replay cost more than a decision's
-   rollouts late in a deal), and in the declarations' simulations the engine's legal declarations are
-   computed once a decision per sequence of public actions (they never depend on the cards).
+4. **The play's scorer is built once a round** (:func:`.search.round_scorer`, as `strong`'s: the shadow
+   game replay cost more than a decision's rollouts late in a deal), and in the declarations'
+   simulations the engine's legal declarations are computed once a decision per sequence of public
+   actions (they never depend on the cards).
 5. **The rollout kernel is inlined** (:func:`.policy.policy_rollout`, the same cards as its reference, 1.7
    times as fast; `strong` runs it too, with unchanged decisions).
 
@@ -40,11 +43,11 @@ from .sampler import sample_deals
 from .search import (
     REDEAL_VALUE,
     Evaluation,
-    Scorer,
     ShadowDeclarations,
     after_card,
     candidates_for,
     declared,
+    round_scorer,
     round_scores,
     shadow_game,
     solve,
@@ -114,8 +117,6 @@ class Strong2Bot:
         if name is not None:
             self.name = name
         self.last: list[Evaluation] = []
-        self._scorer_key: tuple[object, ...] | None = None
-        self._scorer: Scorer | None = None
 
     def act(self, view: dict[str, Any]) -> str:
         return self.decide(from_view(view))
@@ -143,12 +144,7 @@ class Strong2Bot:
         return best.action.text
 
     def _play_sim(self, info: Info, hands0: list[int]) -> Sim:
-        key = (info.ruleset, info.length, info.round, info.deal, info.estimates)
-        if self._scorer is None or key != self._scorer_key:
-            # Scores depend on the declarations and the final trick counts only: one scorer a deal.
-            self._scorer = Scorer(shadow_game(info, hands0))
-            self._scorer_key = key
-        scorer = self._scorer
+        scorer = round_scorer(info, hands0)  # one a round, shared with `strong` and every seat
         trump = info.trump if info.trump is not None else 4
         targets = [e if e is not None else 0 for e in info.estimates]
         me = info.seat
