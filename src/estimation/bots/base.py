@@ -11,9 +11,10 @@ from typing import Any, Protocol
 #: The levels a server or ``estimation play`` may seat: every one of them decides from the view alone.
 #: The tournament-only ``omniscient`` reference (it reads every hand) is deliberately not here.
 #: ``strong`` is the search over freshly sampled deals (:mod:`.strong`), the strongest. ``strong-fast``
-#: (:mod:`.strong2`) carries its sampled deals through a deal and races its candidates: about a sixth of the
-#: CPU a decision, and measured weaker (docs/bots.md), so it is a level of its own, for cheap seats, and not
-#: ``strong``. ``strong-fast-plus``: the same machinery at 64 deals a decision, between the two.
+#: (:mod:`.strong2`) carries its sampled deals through a deal and races its candidates: measured weaker
+#: (docs/bots.md), so a level of its own and not ``strong``; it was a sixth of the CPU a decision while
+#: both were pure Python, and with the ``fast`` extra it now costs more than ``strong``.
+#: ``strong-fast-plus``: the same machinery at 64 deals a decision, between the two in strength.
 #: No level above ``strong``: twice its deals (``strong@128`` in the tournament), at twice its CPU, measured
 #: no stronger (docs/bots.md, "Bot levels by feel").
 LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong")
