@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 from bots_helpers import RULESET_LENGTHS
 from hypothesis import given
@@ -37,7 +38,7 @@ from estimation.bots.evidence import by_seat, facts, log_likelihood
 from estimation.bots.knowledge import from_view
 from estimation.bots.moves import rejuvenate
 from estimation.bots.policy import policy_rollout
-from estimation.bots.sampler import sample_deals
+from estimation.bots.sampler import TEMPER_STEPS, sample_deals, systematic, temper
 from estimation.bots.search import (
     KERNEL_ENV,
     Budget,
@@ -186,6 +187,18 @@ def test_evaluate_is_the_same_both_ways(ruleset: str, length: str, monkeypatch: 
 @given(st.integers(0, 2**64))
 def test_the_compiled_generator_draws_what_python_draws(seed: int) -> None:
     assert kernel_sampler.stream_matches_python(seed)
+
+
+@given(logs=st.lists(st.floats(-400.0, 0.0), min_size=2, max_size=160), n=st.integers(1, 64),
+       u=st.floats(0.0, 1.0, exclude_max=True), min_ess=st.floats(0.5, 64.0))
+def test_the_compiled_resampling_keeps_the_same_deals(logs: list[float], n: int, u: float,
+                                                      min_ess: float) -> None:
+    """Tempering and systematic resampling, compiled, keep exactly the deals Python's keep, whether the
+    evidence is flat or so sharp that the tempering searches its exponent."""
+    pool = [[i] for i in range(len(logs))]
+    weights, _beta = temper(logs, min_ess)
+    kept = kernel_sampler._resampled(np.array(logs), min_ess, n, u, TEMPER_STEPS).tolist()
+    assert [pool[i] for i in kept] == systematic(pool, weights, n, u)
 
 
 @pytest.mark.parametrize(("ruleset", "length"), RULESET_LENGTHS)

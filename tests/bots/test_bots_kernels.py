@@ -16,10 +16,11 @@ from bots_helpers import RULESET_LENGTHS, positions
 
 import estimation
 from estimation.actions import Action
-from estimation.bots import search
+from estimation.bots import shadow
 from estimation.bots.knowledge import from_view
 from estimation.bots.policy import choose_card, policy_rollout
-from estimation.bots.search import Scorer, round_scorer, shadow_game, solve
+from estimation.bots.search import solve
+from estimation.bots.shadow import Scorer, round_scorer, shadow_game
 from estimation.cards import SUIT_BITS, Card
 
 
@@ -99,7 +100,7 @@ def test_a_rounds_shared_scorer_scores_later_positions_like_the_engine(ruleset: 
     the round's first: it must score each position's real ending as the engine does, be the same object
     within a round, and another one for another round."""
     rng = random.Random(9)
-    search._round_scorers.clear()
+    shadow._round_scorers.clear()
     by_round: dict[tuple[int, int], Scorer] = {}
     for game in _play_phase_games(ruleset, length, seed=23):
         info = from_view(game.view(game.to_move))
@@ -111,8 +112,8 @@ def test_a_rounds_shared_scorer_scores_later_positions_like_the_engine(ruleset: 
 
 
 def test_the_round_scorers_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "ROUND_SCORERS", 2)
-    search._round_scorers.clear()
+    monkeypatch.setattr(shadow, "ROUND_SCORERS", 2)
+    shadow._round_scorers.clear()
     games = _play_phase_games("koutchina", "full", seed=31)
     rounds = {}
     for game in games:
@@ -122,7 +123,7 @@ def test_the_round_scorers_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> 
     kept = round_scorer(*first)
     for info, hands in later:
         round_scorer(info, hands)
-        assert len(search._round_scorers) <= 2
+        assert len(shadow._round_scorers) <= 2
     assert round_scorer(*first) is not kept  # dropped as the least recently used, then built again
 
 

@@ -1,6 +1,8 @@
-"""The heuristic's declarations as the strong bot's simulations make them (``search.ShadowDeclarations``,
-``heuristic.heuristic_declaration`` on a cached reading of the legal list) are the choices of the plain
-rule written out below: every legal action compared, in order, as the heuristic was first written.
+"""The heuristic's declarations as the strong bot's simulations make them (``shadow.ShadowAuction``: a
+decision's simulated auctions as a tree the deals share, ``heuristic.heuristic_declaration`` on a cached
+reading of the legal list) are the choices of the plain rule written out below, every legal action
+compared in order as the heuristic was first written, applied one by one to the game; and an auction's
+end scores as the engine scores that game.
 
 Positions: random legal play of every ruleset and length up to a declaration, then every seat's hand
 swapped for random others (a simulation's deals), so that the hand-dependent choices are all met.
@@ -21,7 +23,7 @@ from estimation.actions import Action, Verb
 from estimation.bots.handeval import expected_tricks
 from estimation.bots.heuristic import CALL_SLACK, LEAD_BONUS, estimate_for, heuristic_action, wants_dash
 from estimation.bots.knowledge import from_game
-from estimation.bots.search import ShadowDeclarations
+from estimation.bots.shadow import MAX_DECLARATIONS, ShadowAuction, round_scores
 from estimation.rulesets.base import Phase
 
 
@@ -94,6 +96,22 @@ def reshuffled(game: Game, rng: random.Random) -> Game:
     return g
 
 
+def plainly_declared(g: Game, action: Action) -> Game | None:
+    """``g`` with ``action`` applied and every later declaration the plain rule's for ``g``'s hands, one by
+    one through the engine, to the first card; None if the deal was thrown in."""
+    g = g.clone()
+    round_no, deal_no = g.round_no, g.deal_no
+    g.apply(action)
+    for _ in range(MAX_DECLARATIONS):
+        if g.phase is Phase.PLAY or g.round_no != round_no or g.deal_no != deal_no or g.to_move is None:
+            break
+        info = from_game(g, g.to_move)
+        g.apply(plain_choice(info.hand, info.legal, info.standing, info.trump))
+    if g.phase is not Phase.PLAY or g.round_no != round_no or g.deal_no != deal_no:
+        return None
+    return g
+
+
 @pytest.mark.parametrize(("ruleset", "length"), RULESET_LENGTHS)
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10**6))
@@ -101,7 +119,8 @@ def test_the_simulations_declare_as_the_plain_rule(ruleset: str, length: str, se
     rng = random.Random(seed)
     checked = 0
     for position in declaring_positions(ruleset, length, seed):
-        shadow = ShadowDeclarations()  # one a decision: its key is the deal's actions so far
+        auction = ShadowAuction(position)  # one a decision: the deals share its tree
+        candidates = rng.sample(position.legal_actions(), min(3, len(position.legal_actions())))
         for _ in range(4):
             g = reshuffled(position, rng)
             seat = g.to_move
@@ -109,22 +128,40 @@ def test_the_simulations_declare_as_the_plain_rule(ruleset: str, length: str, se
             info = from_game(g, seat)
             want = plain_choice(info.hand, info.legal, info.standing, info.trump)
             assert heuristic_action(info) is want, (g.actions, want)
-            assert shadow.next(g) is want, (g.actions, want)
-            checked += 1
+            for action in candidates:
+                plain = plainly_declared(g, action)
+                end = auction.after(g.hands, action)
+                if plain is None:
+                    assert end is None, (g.actions, action)
+                    continue
+                assert end is not None, (g.actions, action)
+                assert end.actions == tuple(plain.actions[len(g.actions):])
+                assert end.targets == tuple(e or 0 for e in plain.estimates)
+                assert (end.trump, end.leader) == (int(plain.trump), plain.leader)  # type: ignore[arg-type]
+                tricks = [0, 0, 0, 0]
+                for _trick in range(13):
+                    tricks[rng.randrange(4)] += 1
+                plain.tricks_won = tricks
+                assert end.scorer(tricks) == round_scores(plain)
+                checked += 1
     assert checked
 
 
-def test_a_simulation_reads_the_public_facts_once_a_sequence() -> None:
-    """Deals at the same public position share one reading of the legal list, the standing bid and the
-    trump in force, and each still gets the choice for its own hand."""
+def test_a_decision_asks_the_engine_once_a_position() -> None:
+    """Deals whose simulated auctions go the same way share the tree's positions and the end (with its
+    scorer): walking a deal again asks the engine nothing; a walk asks it only past the known tree."""
     position = next(g for g in declaring_positions("egyptian", "standard", 3)
                     if g.phase is Phase.AUCTION and g.decl.standing is not None)
-    shadow = ShadowDeclarations()
+    auction = ShadowAuction(position)
     rng = random.Random(1)
-    seat = position.to_move
-    assert seat is not None
-    info = from_game(position, seat)
-    for _ in range(20):
-        g = reshuffled(position, rng)
-        assert shadow.next(g) is plain_choice(g.hands[seat], info.legal, info.standing, info.trump)
-        assert len(shadow._public) == 1
+    action = position.legal_actions()[0]
+    deals = [reshuffled(position, rng).hands for _ in range(20)]
+    ends = [auction.after(hands, action) for hands in deals]
+    asked = auction.positions
+    assert asked > 0
+    assert [auction.after(hands, action) for hands in deals] == ends
+    assert auction.positions == asked  # the second walks asked nothing
+    assert None not in ends
+    paths = {e.actions for e in ends if e is not None}
+    assert 1 < len(paths) < len(deals)  # the deals' auctions went several ways, some of them alike
+    assert asked == len({p[:i] for p in paths for i in range(1, len(p) + 1)})  # a position asked once

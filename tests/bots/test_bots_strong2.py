@@ -24,7 +24,7 @@ from estimation.bots.knowledge import from_game
 from estimation.bots.particles import play_deals
 from estimation.bots.policy import policy_rollout, policy_rollout_reference
 from estimation.bots.sampler import consistent
-from estimation.bots.search import Scorer, shadow_game
+from estimation.bots.shadow import Scorer, shadow_game
 from estimation.bots.strong2 import race
 from estimation.cards import SUIT_BITS, Card
 

@@ -2,9 +2,11 @@
 
 :func:`sample_deals` is :func:`.sampler.sample_deals` step for step, with its three loops compiled:
 drawing the pool (:func:`.sampler.sample_hands`: a shuffle cut into hands, or dealt suit by suit around
-the voids), the declarations' log-likelihood of every deal in the pool (:func:`.evidence.log_likelihood`)
-and the resample-move swaps (:func:`.moves.rejuvenate`). Tempering and systematic resampling stay in
-Python (they are cheap) and are the sampler's own functions.
+the voids), the declarations' log-likelihood of every deal in the pool (:func:`.evidence.log_likelihood`),
+the resample-move swaps (:func:`.moves.rejuvenate`), and the tempering and systematic resampling between
+them (:func:`.sampler.temper`, :func:`.sampler.systematic`: in Python they were a sixth of a card's CPU,
+their ``math.exp`` over the pool nine times a decision). The deals stay in arrays from the pool to the
+swaps.
 
 Why bit for bit: a seeded strong bot must make the same decisions with and without numba. So the kernel
 draws from the caller's ``random.Random`` itself: CPython's generator is MT19937, whose whole state is
@@ -35,7 +37,7 @@ from . import evidence, handeval
 from .evidence import Fact, facts
 from .kernel import compiled
 from .knowledge import Info
-from .sampler import MIN_ESS, MOVES, OVERSAMPLE, SamplingError, deal_slack, systematic, temper
+from .sampler import MIN_ESS, MOVES, OVERSAMPLE, TEMPER_STEPS, SamplingError, deal_slack, systematic
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -443,6 +445,66 @@ def _rejuvenate(st: Ints, deals: Ints, seats: Ints, played_by: Ints, voids: Ints
     return out
 
 
+# --- tempering and systematic resampling (sampler.temper, sampler.systematic) ---------------------------
+@compiled
+def _effective_size(w: Floats) -> float:
+    """``sampler.effective_size``: the two sums added left to right, as Python's ``sum`` does."""
+    total = 0.0
+    for x in w:
+        total += x
+    squares = 0.0
+    for x in w:
+        squares += x * x
+    return total * total / squares if squares != 0.0 else 0.0
+
+
+@compiled
+def _powers(centred: Floats, beta: float, out: Floats) -> None:
+    for i in range(centred.shape[0]):
+        out[i] = math.exp(beta * centred[i])
+
+
+@compiled
+def _resampled(logs: Floats, min_ess: float, n: int, u: float, steps: int) -> Ints:
+    """The pool's indexes that ``sampler.systematic(pool, sampler.temper(logs, min_ess)[0], n, u)`` keeps:
+    the same floats in the same order (``math.exp`` is the C library's, as in Python)."""
+    top = logs[0]
+    for x in logs:
+        if x > top:
+            top = x
+    centred = logs - top
+    w = np.empty(logs.shape[0], np.float64)
+    _powers(centred, 1.0, w)
+    if _effective_size(w) < min_ess:
+        low = 0.0
+        high = 1.0
+        for _ in range(steps):
+            mid = (low + high) / 2
+            _powers(centred, mid, w)
+            if _effective_size(w) >= min_ess:
+                low = mid
+            else:
+                high = mid
+        _powers(centred, low, w)
+    total = 0.0
+    for x in w:
+        total += x
+    step = total / n
+    start = u * step
+    kept = np.empty(n, np.int64)
+    acc = 0.0
+    i = 0
+    for j in range(w.shape[0]):
+        acc += w[j]
+        while i < n and start + i * step < acc:
+            kept[i] = j
+            i += 1
+    while i < n:  # rounding at the very end
+        kept[i] = w.shape[0] - 1
+        i += 1
+    return kept
+
+
 # --- the Python side ---------------------------------------------------------------------------------------
 class _Stream:
     """The caller's generator's state as the kernel's array, and back (``getstate``/``setstate``)."""
@@ -509,6 +571,11 @@ def _plan(info: Info, others: list[int]) -> tuple[Ints, Ints, Ints, Ints]:
 
 def sample_pool(info: Info, count: int, rng: random.Random) -> list[list[int]]:
     """``[sampler.sample_hands(info, rng) for _ in range(count)]``, drawn in one compiled call."""
+    return _pool(info, count, rng).tolist()  # type: ignore[no-any-return]
+
+
+def _pool(info: Info, count: int, rng: random.Random) -> Ints:
+    """:func:`sample_pool` as the kernels' array (a row a deal, a column a seat)."""
     me = info.seat
     others = [s for s in range(4) if s != me]
     sizes = [0 if s == me else info.hand_sizes[s] for s in range(4)]
@@ -519,14 +586,14 @@ def sample_pool(info: Info, count: int, rng: random.Random) -> list[list[int]]:
         cards = _ints([c for c in range(52) if info.unknown >> c & 1])
         deals = _shuffled_deals(stream.state, count, cards, _ints(others), _ints(sizes), me, info.hand)
         stream.write_back()
-        return deals.tolist()  # type: ignore[no-any-return]
+        return deals
     plan = _plan(info, others)
     slack = _slack(sizes, others, plan)
     if slack is None:
         raise SamplingError("no deal consistent with the view was found")
     deals = _suit_dealt_deals(stream.state, count, *plan, _ints(sizes), me, info.hand, *slack)
     stream.write_back()
-    return deals.tolist()  # type: ignore[no-any-return]
+    return deals
 
 
 def _slack(sizes: list[int], others: list[int], plan: tuple[Ints, Ints, Ints, Ints]
@@ -559,33 +626,40 @@ def pool_log_likelihoods(facts_: tuple[Fact, ...], pool: list[list[int]], played
 def rejuvenate(info: Info, deals: list[list[int]], facts_: tuple[Fact, ...], steps: int,
                rng: random.Random, scale: float = 1.0) -> list[list[int]]:
     """``moves.rejuvenate(info, deals, by_seat(facts_), steps, rng, scale)``, compiled."""
+    return _rejuvenated(info, _ints(deals), facts_, steps, rng, scale).tolist()  # type: ignore[no-any-return]
+
+
+def _rejuvenated(info: Info, deals: Ints, facts_: tuple[Fact, ...], steps: int, rng: random.Random,
+                 scale: float) -> Ints:
+    """:func:`rejuvenate` on the kernels' arrays."""
     seats = [s for s in range(4) if s != info.seat and info.hand_sizes[s] > 0]
     if len(seats) < 2 or steps <= 0 or not facts_:
-        return [list(h) for h in deals]
+        return deals.copy()
     tables, par = _model()
     fi, ff, starts, ends = _encode(facts_)
     stream = _Stream(rng)
-    out = _rejuvenate(stream.state, _ints(deals), _ints(seats), _ints(info.played_by), _ints(info.voids),
+    out = _rejuvenate(stream.state, deals, _ints(seats), _ints(info.played_by), _ints(info.voids),
                       fi, ff, starts, ends, tables, par, steps, 1.0 / (scale * scale))
     stream.write_back()
-    return out.tolist()  # type: ignore[no-any-return]
+    return out
 
 
 def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, scale: float = 1.0,
                  oversample: int = OVERSAMPLE, min_ess: float = MIN_ESS,
                  moves: int = MOVES) -> list[list[int]]:
-    """:func:`.sampler.sample_deals`, the same steps and the same draws from ``rng``, its loops compiled."""
+    """:func:`.sampler.sample_deals`, the same steps and the same draws from ``rng``, its loops compiled
+    and its deals kept in the kernels' arrays from the pool to the swaps."""
     facts_ = facts(info)
     if not facts_:
         return sample_pool(info, n, rng)
-    pool = sample_pool(info, n * oversample, rng)
+    pool = _pool(info, n * oversample, rng)
     u = rng.random()
     if not evidence:
-        return systematic(pool, [1.0] * len(pool), n, u)
-    logs = pool_log_likelihoods(facts_, pool, info.played_by, scale)
-    weights, _beta = temper(logs, min_ess * n)
-    kept = systematic(pool, weights, n, u)
-    return rejuvenate(info, kept, facts_, moves, rng, scale)
+        return systematic(pool.tolist(), [1.0] * pool.shape[0], n, u)
+    tables, par = _model()
+    logs = _pool_logs(pool, _ints(info.played_by), *_encode(facts_), tables, par, scale)
+    kept = pool[_resampled(logs, min_ess * n, n, u, TEMPER_STEPS)]
+    return _rejuvenated(info, kept, facts_, moves, rng, scale).tolist()  # type: ignore[no-any-return]
 
 
 def stream_matches_python(seed: Any = "estimation") -> bool:

@@ -23,29 +23,24 @@ import functools
 import math
 import os
 import random
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..actions import Action, Verb
 from ..cards import SUIT_BITS, Card
 from ..fast import random_rollout, trick_winner_index
-from ..game import Game
-from ..results import score_round
-from ..rulesets import get_ruleset
 from ..rulesets.base import Phase
 from .handeval import expected_tricks
-from .heuristic import LEAD_BONUS, estimate_for, heuristic_action, heuristic_declaration
-from .knowledge import Info, public_bid
+from .heuristic import LEAD_BONUS, estimate_for, heuristic_action
+from .knowledge import Info
 from .policy import LOW_BITS, policy_rollout
 from .sampler import sample_deals
+from .shadow import Scorer, ShadowAuction, ShadowEnd, round_scorer, shadow_game
 from .side import sparing, value
 
 #: Stand-in value of a deal that is thrown in (every seat passed): roughly a seat's average round score.
 REDEAL_VALUE = 5.0
-MAX_DECLARATIONS = 80
 
 
 @dataclass(slots=True)
@@ -107,68 +102,6 @@ def after_card(info: Info, hands: Sequence[int], me: int, card: int,
         won[leader] += 1
         trick = []
     return h, leader, trick, won
-
-def shadow_game(info: Info, hands_now: Sequence[int]) -> Game:
-    """The current deal rebuilt on sampled cards: same ruleset, round, dealer, multiplier and actions."""
-    g = Game.at_deal(get_ruleset(info.ruleset), info.length, round_no=info.round, deal_no=info.deal - 1,
-                     dealer=info.dealer, multiplier=info.multiplier,
-                     hands=tuple(hands_now[s] | info.played_by[s] for s in range(4)))
-    for a in info.actions:
-        g.apply_unchecked(a)
-    return g
-
-
-def round_scores(g: Game) -> tuple[int, ...]:
-    facts = g.ruleset.facts(g)
-    breakdown, _ = score_round(g.ruleset, facts)
-    return tuple(s.score for s in breakdown)
-
-
-class Scorer:
-    """Scores by final trick counts for a deal whose declarations are over (cached: few distinct counts).
-    Shared by a round's decisions (:func:`round_scorer`), so a miss, which sets the game's tricks to score
-    them, holds a lock: two threads never score with each other's counts."""
-
-    def __init__(self, g: Game) -> None:
-        self._g = g.clone()
-        self._cache: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self._lock = threading.Lock()
-
-    def __call__(self, tricks: Sequence[int]) -> tuple[int, ...]:
-        key = tuple(tricks)
-        found = self._cache.get(key)
-        if found is None:
-            with self._lock:
-                self._g.tricks_won = list(key)
-                found = round_scores(self._g)
-            self._cache[key] = found
-        return found
-
-
-#: How many rounds' scorers :func:`round_scorer` keeps (least recently used dropped): a bot process serves
-#: the rounds of a few hundred tables at once, and a scorer is a game and a few hundred scores.
-ROUND_SCORERS = 1024
-_round_scorers: OrderedDict[tuple[object, ...], Scorer] = OrderedDict()
-
-
-def round_scorer(info: Info, hands_now: Sequence[int]) -> Scorer:
-    """The scorer of ``info``'s round once its declarations are over, shared by every play decision of that
-    round (any table's, any seat's): a round's scores depend on its declarations and final trick counts
-    only, never on the cards played, so a count scored for one card is not scored again for the next.
-    Rebuilding the deal and scoring its counts was a fifth of a card's CPU (docs/performance.md).
-
-    Taken out and put back (the most recent last) rather than moved: each step is one call on the dict,
-    so bots on threads can at worst build a round's scorer twice, never fail."""
-    key = (info.ruleset, info.length, info.round, info.deal, info.dealer, info.multiplier,
-           tuple(a for a in info.actions if a.card is None))
-    scorer = _round_scorers.pop(key, None)
-    if scorer is None:
-        scorer = Scorer(shadow_game(info, hands_now))
-    _round_scorers[key] = scorer
-    if len(_round_scorers) > ROUND_SCORERS:
-        _round_scorers.popitem(last=False)
-    return scorer
-
 
 # --- candidates -------------------------------------------------------------------------------------------
 def distinct_cards(legal: int, blockers: int) -> list[int]:
@@ -418,52 +351,6 @@ def _evaluate_play_compiled(kernel: CardOutcomes, info: Info, evals: list[Evalua
         ev.n += len(deals)
 
 
-class ShadowDeclarations:
-    """The other seats' declarations in one decision's shadow games: the heuristic's
-    (:func:`.heuristic.heuristic_declaration`), from the four things it reads.
-
-    Three of them, the legal declarations, the standing bid and the trump in force, depend on the public
-    actions alone, never on the cards (the evidence relies on it too), so they are read from the engine
-    once a decision per sequence of actions, not once a deal and candidate; the hand is the deal's own.
-    One a decision: the key is the deal's actions so far, which says the position only within one deal.
-    The same choices as ``heuristic_action(from_game(g, seat))``, without building a whole :class:`Info`
-    for each (that was most of a declaration's CPU once the rollouts were compiled)."""
-
-    def __init__(self) -> None:
-        self._public: dict[tuple[Action, ...], tuple[tuple[Action, ...], tuple[int, int, int] | None,
-                                                      int | None]] = {}
-
-    def next(self, g: Game) -> Action:
-        """The heuristic's declaration for the seat to move in the shadow game ``g``."""
-        key = tuple(g.actions)
-        public = self._public.get(key)
-        if public is None:
-            public = self._public[key] = (g.legal_actions(), *public_bid(g))
-        legal, standing, trump = public
-        seat = g.to_move
-        assert seat is not None, "a shadow game asked for a declaration with nobody to move"
-        return heuristic_declaration(g.hands[seat], legal, standing, trump)
-
-
-def declared(info: Info, base: Game, hands: list[int], action: Action,
-             shadow: ShadowDeclarations) -> Game | None:
-    """The shadow game of a declaration's simulation at its first card: ``base`` (the deal rebuilt,
-    :func:`shadow_game`) with ``hands``, ``action`` applied and the rest of the declarations made by the
-    heuristic; None if the deal was thrown in instead (every seat passed)."""
-    g = base.clone()
-    g.hands = list(hands)
-    g.apply_unchecked(action)
-    steps = 0
-    while g.phase is not Phase.PLAY and steps < MAX_DECLARATIONS:
-        if g.round_no != info.round or g.deal_no != info.deal - 1 or g.to_move is None:
-            break
-        g.apply_unchecked(shadow.next(g))
-        steps += 1
-    if g.phase is not Phase.PLAY or g.round_no != info.round or g.deal_no != info.deal - 1:
-        return None
-    return g
-
-
 def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[int]], budget: Budget,
                           rng: random.Random, start: float) -> list[Evaluation]:
     """Play every candidate out on the deals: the rest of the declarations by the heuristic, then the
@@ -473,13 +360,13 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
     side = info.partners and budget.for_side
     rollout = _rollout_fn(budget)
     kernel = rollout_kernel(budget)
-    shadow = ShadowDeclarations()
+    auction = ShadowAuction(base)
     alive = list(range(len(evals)))
     scores: list[list[float]] = [[] for _ in evals]  # each candidate's score deal by deal, for the race
     batch = budget.race_batch if budget.race_z > 0 else len(deals)
     for first in range(0, len(deals), batch):
         # Played out by the kernel after each batch's loop, all at once.
-        pending: list[tuple[int, int, Game]] = []
+        pending: list[tuple[int, int, list[int], ShadowEnd]] = []
         out_of_time = False
         chunk = deals[first:first + batch]
         for i in alive:
@@ -490,18 +377,16 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
                 break
             for i in alive:
                 ev = evals[i]
-                g = declared(info, base, hands, ev.action, shadow)
-                if g is None:
+                end = auction.after(hands, ev.action)
+                if end is None:
                     _count(ev, scores[i], k, REDEAL_VALUE * info.multiplier, None)
                     continue
                 if kernel is not None:
-                    pending.append((i, k, g))
+                    pending.append((i, k, hands, end))
                     continue
-                trump = int(g.trump)
-                targets = [e if e is not None else 0 for e in g.estimates]
-                tricks = rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets, rng)
-                g.tricks_won = tricks
-                _count(ev, scores[i], k, value(round_scores(g), me, side), tricks[me])
+                tricks = rollout(list(hands), end.trump, end.leader, list(end.trick), list(end.won),
+                                 list(end.targets), rng)
+                _count(ev, scores[i], k, value(end.scorer(tricks), me, side), tricks[me])
         if kernel is not None:
             _score_played_out(kernel, pending, evals, scores, me, side)
         if out_of_time:
@@ -522,16 +407,15 @@ def _count(ev: Evaluation, scores: list[float], k: int, score: float, tricks: in
     scores[k] = score
 
 
-def _score_played_out(kernel: PlayOut, pending: list[tuple[int, int, Game]], evals: list[Evaluation],
-                      scores: list[list[float]], me: int, side: bool) -> None:
-    """The rollouts the loop above left to the kernel (candidate, deal, shadow game), scored as the loop
-    would have: the scores are integers (and the redeals' multiples of 5.0), so adding them in another
-    order gives the same sums."""
-    positions = [(g.hands, int(g.trump), g.leader, g.trick, g.tricks_won,
-                  [e if e is not None else 0 for e in g.estimates]) for _i, _k, g in pending]
-    for (i, k, g), tricks in zip(pending, kernel(positions), strict=True):
-        g.tricks_won = tricks
-        _count(evals[i], scores[i], k, value(round_scores(g), me, side), tricks[me])
+def _score_played_out(kernel: PlayOut, pending: list[tuple[int, int, list[int], ShadowEnd]],
+                      evals: list[Evaluation], scores: list[list[float]], me: int, side: bool) -> None:
+    """The rollouts the loop above left to the kernel (candidate, deal, hands, end of the auction), scored
+    as the loop would have: the scores are integers (and the redeals' multiples of 5.0), so adding them in
+    another order gives the same sums."""
+    positions = [(hands, end.trump, end.leader, list(end.trick), list(end.won), list(end.targets))
+                 for _i, _k, hands, end in pending]
+    for (i, k, _hands, end), tricks in zip(pending, kernel(positions), strict=True):
+        _count(evals[i], scores[i], k, value(end.scorer(tricks), me, side), tricks[me])
 
 
 # --- exact endgame ----------------------------------------------------------------------------------------

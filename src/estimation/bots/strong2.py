@@ -17,7 +17,7 @@ work a decision gets, and where:
    close ones get every deal. The numbers are counted in deals, so the bot stays deterministic.
 3. **Fewer deals**: at most 24 for a card and 20 for a declaration (from a pool of 40 weighted by the
    evidence) instead of 64 (from 128), and the race over them.
-4. **The play's scorer is built once a round** (:func:`.search.round_scorer`, as `strong`'s: the shadow
+4. **The play's scorer is built once a round** (:func:`.shadow.round_scorer`, as `strong`'s: the shadow
    game replay cost more than a decision's rollouts late in a deal), and in the declarations'
    simulations the engine's legal declarations are computed once a decision per sequence of public
    actions (they never depend on the cards).
@@ -40,19 +40,8 @@ from .knowledge import Info, from_view
 from .particles import play_deals
 from .policy import policy_rollout
 from .sampler import sample_deals
-from .search import (
-    REDEAL_VALUE,
-    Evaluation,
-    ShadowDeclarations,
-    after_card,
-    candidates_for,
-    declared,
-    round_scorer,
-    round_scores,
-    shadow_game,
-    solve,
-    still_racing,
-)
+from .search import REDEAL_VALUE, Evaluation, after_card, candidates_for, solve, still_racing
+from .shadow import ShadowAuction, round_scorer, shadow_game
 from .side import value
 from .strong import decision_seed
 
@@ -169,18 +158,15 @@ class Strong2Bot:
         me = info.seat
         side = info.partners and self.budget.for_side
 
-        # What the heuristic reads that depends on the public actions alone is read once a decision
-        # (ShadowDeclarations): the legal declarations were most of the simulations' CPU in the egyptian
-        # auction.
-        shadow = ShadowDeclarations()
+        # The rest of the auction is a tree shared by the decision's deals (ShadowAuction): the engine is
+        # asked only for sequences no deal has reached before, and an end's scorer is shared.
+        auction = ShadowAuction(base)
 
         def sim(action: Action, hands: list[int]) -> tuple[float, int]:
-            g = declared(info, base, hands, action, shadow)
-            if g is None:
+            end = auction.after(hands, action)
+            if end is None:
                 return REDEAL_VALUE * info.multiplier, 0
-            trump = int(g.trump)
-            targets = [e if e is not None else 0 for e in g.estimates]
-            tricks = policy_rollout(g.hands, trump, g.leader, g.trick, g.tricks_won, targets)
-            g.tricks_won = tricks
-            return value(round_scores(g), me, side), tricks[me]
+            tricks = policy_rollout(list(hands), end.trump, end.leader, list(end.trick), list(end.won),
+                                    list(end.targets))
+            return value(end.scorer(tricks), me, side), tricks[me]
         return sim
