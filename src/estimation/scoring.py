@@ -46,6 +46,12 @@ class RoundFacts(NamedTuple):
         """Whether each seat made its estimate, in one C-level pass (scoring asks for all four at once)."""
         return tuple(map(eq, self.tricks, self.estimates))
 
+    def with_tricks(self, tricks: tuple[int, ...]) -> RoundFacts:
+        """The same round with other final trick counts: the bots' simulations score one round's
+        declarations against many endings."""
+        return tuple.__new__(RoundFacts, (self.kind, self.estimates, tricks, self.order, self.caller,
+                                          self.dash_calls, self.multiplier, self.with_seats))
+
     def with_multiplier(self, multiplier: int) -> RoundFacts:
         # Positional through tuple.__new__ (the engine's, on every Sa'aydeh): ``_replace`` binds keywords.
         return tuple.__new__(RoundFacts, (self.kind, self.estimates, self.tricks, self.order, self.caller,

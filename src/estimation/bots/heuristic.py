@@ -46,8 +46,11 @@ def sure_tricks(hand: int, trump: int) -> int:
     return n
 
 
+@lru_cache(maxsize=4096)
 def wants_dash(hand: int) -> bool:
-    """A Dash Call promises no trick at all: only with no honours to speak of and no length anywhere."""
+    """A Dash Call promises no trick at all: only with no honours to speak of and no length anywhere.
+    Cached (pure): a simulated Dash phase asks it of every sampled hand once per candidate, and it
+    weighs the hand under all five trumps."""
     if high_card_points(hand) > 4 or hand & (1 << 12 | 1 << 25 | 1 << 38 | 1 << 51):
         return False
     if max(((hand >> (s * 13)) & 0x1FFF).bit_count() for s in range(4)) > 4:

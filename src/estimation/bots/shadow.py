@@ -12,7 +12,6 @@ three games, 15,688 walks reached 6,143 distinct ends), and an end's scorer is s
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,23 +47,23 @@ def round_scores(g: Game) -> tuple[int, ...]:
 
 class Scorer:
     """Scores by final trick counts for a deal whose declarations are over (cached: few distinct counts).
-    Shared by a round's decisions (:func:`round_scorer`), so a miss, which sets the game's tricks to score
-    them, holds a lock: two threads never score with each other's counts. ``own``: the game is the
-    scorer's to change (its caller's copy, which it will not use again), so it is not cloned."""
 
-    def __init__(self, g: Game, own: bool = False) -> None:
-        self._g = g if own else g.clone()
+    It keeps the ruleset's :class:`~estimation.scoring.RoundFacts` of the deal, read once, and scores
+    each count on a copy of them with those tricks: nothing it holds changes, so a round's decisions on
+    several threads share one (:func:`round_scorer`), and a simulation's thousands of scorers keep no
+    game alive for the collector to walk."""
+
+    def __init__(self, g: Game) -> None:
+        self._ruleset = g.ruleset
+        self._facts = g.ruleset.facts(g)
         self._cache: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self._lock = threading.Lock()
 
     def __call__(self, tricks: Sequence[int]) -> tuple[int, ...]:
         key = tuple(tricks)
         found = self._cache.get(key)
         if found is None:
-            with self._lock:
-                self._g.tricks_won = list(key)
-                found = round_scores(self._g)
-            self._cache[key] = found
+            breakdown, _ = score_round(self._ruleset, self._facts.with_tricks(key))
+            found = self._cache[key] = tuple(s.score for s in breakdown)
         return found
 
 
@@ -169,7 +168,7 @@ class ShadowAuction:
                 assert g.trump is not None, "a deal in play has a trump (or no trump)"
                 targets = tuple(e if e is not None else 0 for e in g.estimates)
                 node.end = ShadowEnd(path, int(g.trump), g.leader, tuple(g.trick), tuple(g.tricks_won),
-                                     targets, Scorer(g, own=True))
+                                     targets, Scorer(g))
         elif not same_deal or g.to_move is None or len(path) > MAX_DECLARATIONS:
             node.decided = True
         else:
