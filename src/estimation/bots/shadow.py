@@ -151,13 +151,13 @@ class ShadowAuction:
                         game.apply_unchecked(a)
                 else:
                     game.apply_unchecked(path[-1])
-                child = node.children[path[-1]] = self._grow(game, tuple(path))
+                child = node.children[path[-1]] = self._grow(game, path)
             node = child
             if node.decided:
                 return node.end
             path.append(heuristic_declaration(hands[node.seat], node.legal, node.standing, node.trump))
 
-    def _grow(self, g: Game, path: tuple[Action, ...]) -> _Node:
+    def _grow(self, g: Game, path: list[Action]) -> _Node:
         """The node of ``g``, reached by ``path`` from the root."""
         self.positions += 1
         node = _Node()
@@ -167,7 +167,7 @@ class ShadowAuction:
             if same_deal:
                 assert g.trump is not None, "a deal in play has a trump (or no trump)"
                 targets = tuple(e if e is not None else 0 for e in g.estimates)
-                node.end = ShadowEnd(path, int(g.trump), g.leader, tuple(g.trick), tuple(g.tricks_won),
+                node.end = ShadowEnd(tuple(path), int(g.trump), g.leader, tuple(g.trick), tuple(g.tricks_won),
                                      targets, Scorer(g))
         elif not same_deal or g.to_move is None or len(path) > MAX_DECLARATIONS:
             node.decided = True
