@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import estimation
 from estimation.bots import kernel, kernel_sampler
 from estimation.bots.evidence import by_seat, facts, log_likelihood
+from estimation.bots.heuristic import hand_facts
 from estimation.bots.knowledge import from_view
 from estimation.bots.moves import rejuvenate
 from estimation.bots.policy import policy_rollout
@@ -187,6 +188,14 @@ def test_evaluate_is_the_same_both_ways(ruleset: str, length: str, monkeypatch: 
 @given(st.integers(0, 2**64))
 def test_the_compiled_generator_draws_what_python_draws(seed: int) -> None:
     assert kernel_sampler.stream_matches_python(seed)
+
+
+@given(st.lists(st.sets(st.integers(0, 51), max_size=13).map(lambda cards: sum(1 << c for c in cards)),
+                min_size=1, max_size=30))
+def test_the_compiled_hand_facts_are_the_heuristics(hands: list[int]) -> None:
+    """What the declarations' simulations read of each hand, in one compiled batch, is what the heuristic
+    works out hand by hand: the same floats, so the same choices."""
+    assert kernel_sampler.hand_facts(set(hands)) == {h: hand_facts(h) for h in hands}
 
 
 @given(logs=st.lists(st.floats(-400.0, 0.0), min_size=2, max_size=160), n=st.integers(1, 64),

@@ -72,25 +72,44 @@ def heuristic_action(info: Info) -> Action:
     return heuristic_declaration(info.hand, legal, info.standing, info.trump)
 
 
+class HandFacts(NamedTuple):
+    """What the heuristic's declarations read of a hand, for a caller that has them for many hands at once
+    (the strong bot's simulations, compiled in one batch: ``kernel_sampler.hand_facts``): the hand's value
+    under each trump with the lead's bonus (:func:`_call_values`), its estimate target under each trump
+    (:func:`estimate_for`) and whether it wants a Dash Call (:func:`wants_dash`). The same numbers as those
+    functions, so the same choices."""
+
+    values: tuple[float, ...]
+    targets: tuple[float, ...]
+    dash: bool
+
+
+def hand_facts(hand: int) -> HandFacts:
+    """:class:`HandFacts` in Python (the compiled batch's reference)."""
+    return HandFacts(_call_values(hand), tuple(estimate_for(hand, t) for t in range(5)), wants_dash(hand))
+
+
 def heuristic_declaration(hand: int, legal: tuple[Action, ...], standing: tuple[int, int, int] | None,
-                          trump: int | None) -> Action:
+                          trump: int | None, facts: HandFacts | None = None) -> Action:
     """The heuristic's choice among ``legal`` declarations (an offer, the auction, a declaration, an
     estimate), from the four things it reads: the hand, the legal actions, the standing bid (number,
     trump, seat) and the trump in force. The strong bot's simulations call it with these read straight
-    from the shadow game, without building the whole :class:`Info` a card would need."""
+    from the shadow game, without building the whole :class:`Info` a card would need, and with the
+    hand's ``facts`` when they have them (else they are worked out here, cached)."""
     shape = _shape(legal)
     kind = shape.kind
     if kind is _Kind.OFFER:
-        take = wants_dash(hand)
+        take = facts.dash if facts is not None else wants_dash(hand)
         for a in legal:
             if (a.verb is not Verb.NODASH) == take:
                 return a
     if kind is _Kind.AUCTION:
-        return _auction(hand, standing, legal, shape)
+        return _auction(facts.values if facts is not None else _call_values(hand), standing, legal, shape)
     if kind is _Kind.DECLARE:
-        return _declare(hand, legal, shape)
+        return _declare(facts.values if facts is not None else _call_values(hand), legal, shape)
     if kind is _Kind.ESTIMATE:
-        return _estimate(hand, trump, legal, shape)
+        t = trump if trump is not None else 4
+        return _estimate(facts.targets[t] if facts is not None else _target(hand, t), legal, shape)
     return legal[0]
 
 
@@ -175,11 +194,10 @@ def _call_values(hand: int) -> tuple[float, ...]:
     return tuple(expected_tricks(hand, t) + LEAD_BONUS for t in range(5))
 
 
-def _auction(hand: int, standing: tuple[int, int, int] | None, legal: tuple[Action, ...],
+def _auction(values: tuple[float, ...], standing: tuple[int, int, int] | None, legal: tuple[Action, ...],
              shape: _Shape) -> Action:
-    """The call worth most under its trump (the lowest number of it, within reach of the hand's value),
-    else With if the standing bid is within reach, else Pass."""
-    values = _call_values(hand)
+    """The call worth most under its trump (the lowest number of it, within reach of the hand's
+    ``values``), else With if the standing bid is within reach, else Pass."""
     best: Action | None = None
     best_key = (-99.0, 0)
     for t, number, a in shape.calls:
@@ -198,9 +216,8 @@ def _auction(hand: int, standing: tuple[int, int, int] | None, legal: tuple[Acti
     return legal[0]
 
 
-def _declare(hand: int, legal: tuple[Action, ...], shape: _Shape) -> Action:
+def _declare(values: tuple[float, ...], legal: tuple[Action, ...], shape: _Shape) -> Action:
     """The trump worth most, at its lowest number, a shortfall below the hand's value weighing ten times."""
-    values = _call_values(hand)
     best = legal[0]
     best_key = (-99.0, 0)
     for t, number, a in shape.priced:
@@ -217,9 +234,9 @@ def _target(hand: int, trump: int) -> float:
     return estimate_for(hand, trump)
 
 
-def _estimate(hand: int, trump_in_force: int | None, legal: tuple[Action, ...], shape: _Shape) -> Action:
-    """The estimate nearest to what the hand is worth under the trump in force, the lower on a tie."""
-    target = _target(hand, trump_in_force if trump_in_force is not None else 4)
+def _estimate(target: float, legal: tuple[Action, ...], shape: _Shape) -> Action:
+    """The estimate nearest to ``target`` (what the hand is worth under the trump in force), the lower on
+    a tie."""
     best = legal[0]
     best_key = 99.0
     for number, a in shape.estimates:

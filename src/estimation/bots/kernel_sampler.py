@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from . import evidence, handeval
 from .evidence import Fact, facts
+from .heuristic import LEAD_BONUS, HandFacts
 from .kernel import compiled
 from .knowledge import Info
 from .sampler import MIN_ESS, MOVES, OVERSAMPLE, TEMPER_STEPS, SamplingError, deal_slack, systematic
@@ -445,6 +446,23 @@ def _rejuvenate(st: Ints, deals: Ints, seats: Ints, played_by: Ints, voids: Ints
     return out
 
 
+# --- what the heuristic's declarations read of a hand (heuristic.HandFacts) -----------------------------
+@compiled
+def _hand_facts(hands: Ints, tables: Floats, par: Floats, bonus: float, values: Floats, targets: Floats,
+                dash: Ints) -> None:
+    """Each hand's values with the lead's bonus, estimate targets and Dash wish (``heuristic.hand_facts``:
+    ``_expected`` is ``expected_tricks`` addition for addition, and ``max(e, float(sure))`` keeps ``e``
+    unless the sure tricks exceed it)."""
+    for i in range(hands.shape[0]):
+        h = hands[i]
+        for t in range(5):
+            e = _expected(h, t, tables, par)
+            values[i, t] = e + bonus
+            sure = float(_sure(h, t))
+            targets[i, t] = sure if sure > e else e
+        dash[i] = 1 if _wants_dash(h, tables, par) else 0
+
+
 # --- tempering and systematic resampling (sampler.temper, sampler.systematic) ---------------------------
 @compiled
 def _effective_size(w: Floats) -> float:
@@ -662,6 +680,20 @@ def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, 
     return _rejuvenated(info, kept, facts_, moves, rng, scale).tolist()  # type: ignore[no-any-return]
 
 
+def hand_facts(hands: set[int]) -> dict[int, HandFacts]:
+    """``{h: heuristic.hand_facts(h) for h in hands}`` in one compiled call: a declaration's simulations
+    ask them of every hand of every sampled deal."""
+    order = list(hands)
+    n = len(order)
+    values = np.empty((n, 5), np.float64)
+    targets = np.empty((n, 5), np.float64)
+    dash = np.empty(n, np.int64)
+    tables, par = _model()
+    _hand_facts(_ints(order), tables, par, LEAD_BONUS, values, targets, dash)
+    return {h: HandFacts(tuple(v), tuple(t), bool(d))
+            for h, v, t, d in zip(order, values.tolist(), targets.tolist(), dash.tolist(), strict=True)}
+
+
 def stream_matches_python(seed: Any = "estimation") -> bool:
     """Whether the compiled generator draws what this Python's ``random.Random`` draws (a shuffle of 52,
     ``randrange`` of every size up to 51, ``random()``) and leaves the same state: the condition for using
@@ -682,7 +714,7 @@ def stream_matches_python(seed: Any = "estimation") -> bool:
 
 def warm_up() -> None:
     """Load every compiled function (compile it, the first time) with one tiny call of each loop: the
-    pool both ways, the likelihoods of every kind of fact, the swaps."""
+    pool both ways, the likelihoods of every kind of fact, the swaps, the resampling, the hand facts."""
     state = _Stream(random.Random(0)).state
     seats = _ints([1, 2, 3])
     sizes = _ints([0, 1, 1, 1])
@@ -698,3 +730,5 @@ def warm_up() -> None:
     played = _ints([0, 0, 0, 0])
     _pool_logs(deals, played, fi, ff, starts, ends, tables, par, 1.0)
     _rejuvenate(state, deals, seats, played, played, fi, ff, starts, ends, tables, par, 1, 1.0)
+    _resampled(np.zeros(2, np.float64), 1.0, 1, 0.5, 1)
+    hand_facts({1})

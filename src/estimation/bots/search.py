@@ -1,8 +1,9 @@
 """The strong bot's machinery: evaluate candidate actions on sampled deals by expected Estimation score.
 
 For every sampled deal (see :mod:`.sampler`) and every candidate action, the deal is rebuilt as a
-*shadow* :class:`Game` (the current deal's actions replayed on the sampled cards), the candidate is
-applied, the rest of the declarations are made by the heuristic for every seat, and the cards are played
+*shadow* :class:`Game` (the current deal's actions replayed on the sampled cards, :mod:`.shadow`), the
+candidate is applied, the rest of the declarations are made by the heuristic for every seat (a decision's
+deals share those simulated auctions as a tree, :class:`.shadow.ShadowAuction`), and the cards are played
 out with every seat aiming at its own estimate (:func:`.policy.policy_rollout`). The seat's tricks and
 its score, by the ruleset's own scorer, are recorded. Using the engine itself for the shadow is what
 makes the search work for every ruleset, present and future: nothing here knows a ruleset's declarations
@@ -32,7 +33,7 @@ from ..cards import SUIT_BITS, Card
 from ..fast import random_rollout, trick_winner_index
 from ..rulesets.base import Phase
 from .handeval import expected_tricks
-from .heuristic import LEAD_BONUS, estimate_for, heuristic_action
+from .heuristic import LEAD_BONUS, HandFacts, estimate_for, heuristic_action
 from .knowledge import Info
 from .policy import LOW_BITS, policy_rollout
 from .sampler import sample_deals
@@ -239,6 +240,7 @@ class Compiled:
     card_outcomes: CardOutcomes
     play_out: PlayOut
     sample_deals: SampleDeals | None
+    hand_facts: Callable[[set[int]], dict[int, HandFacts]]
 
 
 @functools.cache
@@ -254,7 +256,7 @@ def _compiled() -> Compiled | None:
     kernel.warm_up()
     kernel_sampler.warm_up()
     sampler = kernel_sampler.sample_deals if kernel_sampler.stream_matches_python() else None
-    return Compiled(kernel.card_outcomes, kernel.play_out, sampler)
+    return Compiled(kernel.card_outcomes, kernel.play_out, sampler, kernel_sampler.hand_facts)
 
 
 def compiled_kernels() -> Compiled | None:
@@ -360,7 +362,10 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
     side = info.partners and budget.for_side
     rollout = _rollout_fn(budget)
     kernel = rollout_kernel(budget)
-    auction = ShadowAuction(base)
+    kernels = compiled_kernels()
+    # Every hand of every deal weighed once, in one compiled call (or by the heuristic's caches, in Python).
+    facts = kernels.hand_facts({h for hands in deals for h in hands}) if kernels is not None else None
+    auction = ShadowAuction(base, facts)
     alive = list(range(len(evals)))
     scores: list[list[float]] = [[] for _ in evals]  # each candidate's score deal by deal, for the race
     batch = budget.race_batch if budget.race_z > 0 else len(deals)

@@ -13,7 +13,7 @@ three games, 15,688 walks reached 6,143 distinct ends), and an end's scorer is s
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..actions import Action
@@ -21,7 +21,7 @@ from ..game import Game
 from ..results import score_round
 from ..rulesets import get_ruleset
 from ..rulesets.base import Phase
-from .heuristic import heuristic_declaration
+from .heuristic import HandFacts, heuristic_declaration
 from .knowledge import Info, public_bid
 
 #: A safety cap on one simulation's declarations after the candidate (a ruleset's auction always ends).
@@ -125,10 +125,13 @@ class _Node:
 
 class ShadowAuction:
     """One decision's simulated auctions (module docstring), rooted at ``base``: the deal rebuilt
-    (:func:`shadow_game`) with the seat to decide to move. Not shared between threads."""
+    (:func:`shadow_game`) with the seat to decide to move; ``facts``: the hands' :class:`HandFacts`, when
+    the caller has them for every hand of its deals (else the heuristic works them out). Not shared
+    between threads."""
 
-    def __init__(self, base: Game) -> None:
+    def __init__(self, base: Game, facts: Mapping[int, HandFacts] | None = None) -> None:
         self._base = base
+        self._facts = facts if facts is not None else {}
         self._round = base.round_no
         self._deal = base.deal_no
         self._root = _Node()
@@ -139,6 +142,7 @@ class ShadowAuction:
         heuristic's for ``hands``; None if the deal is thrown in (every seat passed) instead. The same
         ends as applying them one by one to a clone of the base game with these hands."""
         path = [action]
+        facts = self._facts
         node = self._root
         game: Game | None = None  # this deal's game, made only where the walk leaves the known tree
         while True:
@@ -155,7 +159,8 @@ class ShadowAuction:
             node = child
             if node.decided:
                 return node.end
-            path.append(heuristic_declaration(hands[node.seat], node.legal, node.standing, node.trump))
+            hand = hands[node.seat]
+            path.append(heuristic_declaration(hand, node.legal, node.standing, node.trump, facts.get(hand)))
 
     def _grow(self, g: Game, path: list[Action]) -> _Node:
         """The node of ``g``, reached by ``path`` from the root."""
