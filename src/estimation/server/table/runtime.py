@@ -471,6 +471,12 @@ class TableRuntime:
                 if (self.closed or self.version != version or game is None or game.to_move != seat
                         or self.status != "playing"):
                     return
+                legal = game.legal_actions()
+                if len(legal) == 1:
+                    # The only legal action (a fifth of a bot's moves: the last cards, a forced follow):
+                    # every level plays it, so no bot process is asked and no view is built.
+                    await self._change(BotAct(seat, legal[0].text, timeout))
+                    return
                 text = await self.hub.bots.choose(self.id, self.rules.bot_level,
                                                   bot_seed(self.id, seat, version), game.view(seat))
                 if text not in {a.text for a in game.legal_actions()}:
