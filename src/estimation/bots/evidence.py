@@ -104,7 +104,13 @@ def _fact(action: Action, legal: tuple[Action, ...], g: Game) -> Fact | None:
     return None  # `declare` (egyptian) and plays carry no evidence here
 
 
-@lru_cache(maxsize=512)
+#: How many seats' deals :func:`_facts` keeps: one bot process plays three seats at each of hundreds of
+#: tables, and a seat asks for its deal's facts at each of its card decisions (512 thrashed at 400 tables:
+#: about 4% of the bots' CPU rebuilt them, py-spy on `bench/server.py --practice 400`).
+FACTS_KEPT = 8192
+
+
+@lru_cache(maxsize=FACTS_KEPT)
 def _facts(ruleset: str, length: str, rnd: int, deal: int, dealer: int, multiplier: int, me: int,
            declarations: tuple[Action, ...]) -> tuple[Fact, ...]:
     if not declarations:

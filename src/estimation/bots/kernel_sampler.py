@@ -550,7 +550,7 @@ def _model() -> tuple[Floats, Floats]:
     return tables, par
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=evidence.FACTS_KEPT)  # one a seat's deal, as evidence.facts keeps them
 def _encode(facts_: tuple[Fact, ...]) -> tuple[Ints, Floats, Ints, Ints]:
     """The facts (grouped by seat, as :func:`.evidence.facts` gives them) as arrays: per fact its seat,
     kind, number, trump and standing call (-1: none), and its cheapest calls, low and high; and each
@@ -589,29 +589,28 @@ def _plan(info: Info, others: list[int]) -> tuple[Ints, Ints, Ints, Ints]:
 
 def sample_pool(info: Info, count: int, rng: random.Random) -> list[list[int]]:
     """``[sampler.sample_hands(info, rng) for _ in range(count)]``, drawn in one compiled call."""
-    return _pool(info, count, rng).tolist()  # type: ignore[no-any-return]
+    stream = _Stream(rng)
+    deals = _pool(info, count, stream.state)
+    stream.write_back()
+    return deals.tolist()  # type: ignore[no-any-return]
 
 
-def _pool(info: Info, count: int, rng: random.Random) -> Ints:
-    """:func:`sample_pool` as the kernels' array (a row a deal, a column a seat)."""
+def _pool(info: Info, count: int, st: Ints) -> Ints:
+    """:func:`sample_pool` from the generator's state ``st``, as the kernels' array (a row a deal, a column
+    a seat). ``st`` moves on only if a pool was drawn."""
     me = info.seat
     others = [s for s in range(4) if s != me]
     sizes = [0 if s == me else info.hand_sizes[s] for s in range(4)]
     if sum(sizes) != info.unknown.bit_count():
         raise SamplingError("hand sizes do not match the unknown cards")
-    stream = _Stream(rng)
     if not any(info.voids[s] for s in others):
         cards = _ints([c for c in range(52) if info.unknown >> c & 1])
-        deals = _shuffled_deals(stream.state, count, cards, _ints(others), _ints(sizes), me, info.hand)
-        stream.write_back()
-        return deals
+        return _shuffled_deals(st, count, cards, _ints(others), _ints(sizes), me, info.hand)
     plan = _plan(info, others)
     slack = _slack(sizes, others, plan)
     if slack is None:
         raise SamplingError("no deal consistent with the view was found")
-    deals = _suit_dealt_deals(stream.state, count, *plan, _ints(sizes), me, info.hand, *slack)
-    stream.write_back()
-    return deals
+    return _suit_dealt_deals(st, count, *plan, _ints(sizes), me, info.hand, *slack)
 
 
 def _slack(sizes: list[int], others: list[int], plan: tuple[Ints, Ints, Ints, Ints]
@@ -644,22 +643,22 @@ def pool_log_likelihoods(facts_: tuple[Fact, ...], pool: list[list[int]], played
 def rejuvenate(info: Info, deals: list[list[int]], facts_: tuple[Fact, ...], steps: int,
                rng: random.Random, scale: float = 1.0) -> list[list[int]]:
     """``moves.rejuvenate(info, deals, by_seat(facts_), steps, rng, scale)``, compiled."""
-    return _rejuvenated(info, _ints(deals), facts_, steps, rng, scale).tolist()  # type: ignore[no-any-return]
+    stream = _Stream(rng)
+    out = _rejuvenated(info, _ints(deals), facts_, steps, stream.state, scale)
+    stream.write_back()
+    return out.tolist()  # type: ignore[no-any-return]
 
 
-def _rejuvenated(info: Info, deals: Ints, facts_: tuple[Fact, ...], steps: int, rng: random.Random,
+def _rejuvenated(info: Info, deals: Ints, facts_: tuple[Fact, ...], steps: int, st: Ints,
                  scale: float) -> Ints:
-    """:func:`rejuvenate` on the kernels' arrays."""
+    """:func:`rejuvenate` on the kernels' arrays, drawing from the generator's state ``st``."""
     seats = [s for s in range(4) if s != info.seat and info.hand_sizes[s] > 0]
     if len(seats) < 2 or steps <= 0 or not facts_:
         return deals.copy()
     tables, par = _model()
     fi, ff, starts, ends = _encode(facts_)
-    stream = _Stream(rng)
-    out = _rejuvenate(stream.state, deals, _ints(seats), _ints(info.played_by), _ints(info.voids),
-                      fi, ff, starts, ends, tables, par, steps, 1.0 / (scale * scale))
-    stream.write_back()
-    return out
+    return _rejuvenate(st, deals, _ints(seats), _ints(info.played_by), _ints(info.voids), fi, ff, starts,
+                       ends, tables, par, steps, 1.0 / (scale * scale))
 
 
 def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, scale: float = 1.0,
@@ -670,14 +669,18 @@ def sample_deals(info: Info, n: int, rng: random.Random, evidence: bool = True, 
     facts_ = facts(info)
     if not facts_:
         return sample_pool(info, n, rng)
-    pool = _pool(info, n * oversample, rng)
-    u = rng.random()
+    stream = _Stream(rng)  # one reading of the generator's state for the whole draw, written back once
+    pool = _pool(info, n * oversample, stream.state)
+    u = _random(stream.state)
     if not evidence:
+        stream.write_back()
         return systematic(pool.tolist(), [1.0] * pool.shape[0], n, u)
     tables, par = _model()
     logs = _pool_logs(pool, _ints(info.played_by), *_encode(facts_), tables, par, scale)
     kept = pool[_resampled(logs, min_ess * n, n, u, TEMPER_STEPS)]
-    return _rejuvenated(info, kept, facts_, moves, rng, scale).tolist()  # type: ignore[no-any-return]
+    out = _rejuvenated(info, kept, facts_, moves, stream.state, scale)
+    stream.write_back()
+    return out.tolist()  # type: ignore[no-any-return]
 
 
 def hand_facts(hands: set[int]) -> dict[int, HandFacts]:
