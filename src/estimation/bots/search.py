@@ -389,8 +389,7 @@ def _evaluate_declaration(info: Info, evals: list[Evaluation], deals: list[list[
                 if kernel is not None:
                     pending.append((i, k, hands, end))
                     continue
-                tricks = rollout(list(hands), end.trump, end.leader, list(end.trick), list(end.won),
-                                 list(end.targets), rng)
+                tricks = rollout(*end.position(hands), rng)
                 _count(ev, scores[i], k, value(end.scorer(tricks), me, side), tricks[me])
         if kernel is not None:
             _score_played_out(kernel, pending, evals, scores, me, side)
@@ -417,8 +416,7 @@ def _score_played_out(kernel: PlayOut, pending: list[tuple[int, int, list[int], 
     """The rollouts the loop above left to the kernel (candidate, deal, hands, end of the auction), scored
     as the loop would have: the scores are integers (and the redeals' multiples of 5.0), so adding them in
     another order gives the same sums."""
-    positions = [(hands, end.trump, end.leader, list(end.trick), list(end.won), list(end.targets))
-                 for _i, _k, hands, end in pending]
+    positions = [end.position(hands) for _i, _k, hands, end in pending]
     for (i, k, _hands, end), tricks in zip(pending, kernel(positions), strict=True):
         _count(evals[i], scores[i], k, value(end.scorer(tricks), me, side), tricks[me])
 

@@ -38,13 +38,6 @@ def shadow_game(info: Info, hands_now: Sequence[int]) -> Game:
     return g
 
 
-def round_scores(g: Game) -> tuple[int, ...]:
-    """Each seat's score of ``g``'s round with the tricks it has won, by the ruleset's own scorer."""
-    facts = g.ruleset.facts(g)
-    breakdown, _ = score_round(g.ruleset, facts)
-    return tuple(s.score for s in breakdown)
-
-
 class Scorer:
     """Scores by final trick counts for a deal whose declarations are over (cached: few distinct counts).
 
@@ -68,7 +61,7 @@ class Scorer:
 
 
 #: How many rounds' scorers :func:`round_scorer` keeps (least recently used dropped): a bot process serves
-#: the rounds of a few hundred tables at once, and a scorer is a game and a few hundred scores.
+#: the rounds of a few hundred tables at once, and a scorer is a round's facts and a few hundred scores.
 ROUND_SCORERS = 1024
 _round_scorers: OrderedDict[tuple[object, ...], Scorer] = OrderedDict()
 
@@ -105,6 +98,11 @@ class ShadowEnd:
     won: tuple[int, ...]
     targets: tuple[int, ...]
     scorer: Scorer
+
+    def position(self, hands: Sequence[int]) -> tuple[list[int], int, int, list[int], list[int], list[int]]:
+        """The play from here with ``hands`` as a rollout takes it (hands, trump, leader, trick, tricks won,
+        targets), in lists of its own: the end is shared by many deals."""
+        return list(hands), self.trump, self.leader, list(self.trick), list(self.won), list(self.targets)
 
 
 class _Node:

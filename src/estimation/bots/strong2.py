@@ -166,7 +166,6 @@ class Strong2Bot:
             end = auction.after(hands, action)
             if end is None:
                 return REDEAL_VALUE * info.multiplier, 0
-            tricks = policy_rollout(list(hands), end.trump, end.leader, list(end.trick), list(end.won),
-                                    list(end.targets))
+            tricks = policy_rollout(*end.position(hands))
             return value(end.scorer(tricks), me, side), tricks[me]
         return sim

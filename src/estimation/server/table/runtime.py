@@ -479,10 +479,10 @@ class TableRuntime:
                     return
                 text = await self.hub.bots.choose(self.id, self.rules.bot_level,
                                                   bot_seed(self.id, seat, version), game.view(seat))
-                if text not in {a.text for a in game.legal_actions()}:
+                if text not in {a.text for a in legal}:
                     log.error("table %s: bot %s chose %r, not legal; playing the first legal action",
                               self.id, self.rules.bot_level, text)
-                    text = game.legal_actions()[0].text
+                    text = legal[0].text
                 await self._change(BotAct(seat, text, timeout))
         except TableMoved:
             return  # another worker owns the table now: its bots play there
