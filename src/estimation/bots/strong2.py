@@ -1,7 +1,7 @@
 """The `strong-fast` bot: the `strong` bot's search (:mod:`.strong`) on fewer, carried deals, measured
 weaker (docs/bots.md), which is why it is a level of its own. It was about a sixth of `strong`'s CPU
 while both were pure Python; with `strong` compiled (the ``fast`` extra) it costs more a decision than
-`strong` (2.98 against 1.71 ms, docs/bots.md), its carried deals being repaired in Python.
+`strong` (docs/bots.md, the levels' table), its carried deals being repaired in Python.
 
 It decides as `strong` does, from the same candidates, the same rollouts (every seat aiming at
 its own estimate), the same exact endgame and the same declaration evidence; what differs is how much
