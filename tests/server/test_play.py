@@ -122,7 +122,11 @@ def test_lobby_lists_open_tables_and_keeps_private_ones_private(server: ServerPr
     assert other.join(private["id"], invite=private["invite_code"])["seat"] == 0
     rulesets = other.ok(other.get("/api/rulesets"))
     assert {r["name"] for r in rulesets} == set(estimation.RULESETS)
-    assert "random" in other.ok(other.get("/api/bots"))["levels"]
+    assert other.ok(other.get("/api/bots"))["levels"] == ["random", "heuristic", "strong"]
+    # A measurement level (weaker than strong and no cheaper) is not offered, and a table asking for it is
+    # refused with the levels it may have.
+    r = other.post("/api/tables", {"ruleset": "koutchina", "bot_seats": [1], "bot_level": "strong-fast"})
+    assert r.status_code == 422 and "known: random, heuristic, strong" in r.text, r.text
     # Leaving an unstarted table frees the seat; the last human out abandons it.
     other.ok(other.post(f"/api/tables/{private['id']}/leave"))
     assert other.ok(other.http.get(f"/api/tables/{private['id']}", headers=invite))["status"] == "abandoned"

@@ -9,12 +9,12 @@ the server and ``estimation play``, never builds it.
 
 from __future__ import annotations
 
-from .base import LEVELS, Bot, make_bot
+from .base import LEVELS, OFFERED, Bot, make_bot
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 from .search import Budget
 from .strong import StrongBot
 from .strong2 import RaceBudget, Strong2Bot
 
-__all__ = ["LEVELS", "Bot", "Budget", "HeuristicBot", "RaceBudget", "RandomBot", "Strong2Bot", "StrongBot",
-           "make_bot"]
+__all__ = ["LEVELS", "OFFERED", "Bot", "Budget", "HeuristicBot", "RaceBudget", "RandomBot", "Strong2Bot",
+           "StrongBot", "make_bot"]

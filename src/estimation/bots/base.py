@@ -18,6 +18,12 @@ from typing import Any, Protocol
 #: No level above ``strong``: twice its deals (``strong@128`` in the tournament), at twice its CPU, measured
 #: no stronger (docs/bots.md, "Bot levels by feel").
 LEVELS = ("random", "heuristic", "strong-fast", "strong-fast-plus", "strong")
+#: The levels a person is offered (the lobby's picker, a table's or a competition's ``bot_level``): from
+#: weakest to strongest, each one a reason to pick it. ``strong-fast`` and ``strong-fast-plus`` are for
+#: measurement (``estimation play``, the tournament): both weaker than ``strong`` and, since ``strong``'s
+#: search is compiled, no cheaper, so a player choosing "fast" would only get a weaker table. A table that
+#: already seats one plays on: :func:`make_bot` builds every level of :data:`LEVELS`.
+OFFERED = ("random", "heuristic", "strong")
 
 
 class Bot(Protocol):

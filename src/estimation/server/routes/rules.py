@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ...bots import LEVELS
+from ...bots import OFFERED
 from ...rulesets import RULESETS
 from .deps import TOO_MANY, HubDep
 
@@ -55,8 +55,9 @@ class RulesetOut(BaseModel):
 
 
 def bot_levels() -> list[str]:
-    """The bot levels a table may seat (never the tournament-only ``omniscient``)."""
-    return list(LEVELS)
+    """The bot levels a new table or competition may seat: those offered to a person
+    (:data:`~estimation.bots.base.OFFERED`; never the tournament-only ``omniscient``)."""
+    return list(OFFERED)
 
 
 @router.get("/health", tags=["server"])
