@@ -506,6 +506,32 @@ def cpu(procs: list[psutil.Process]) -> float:
     return total
 
 
+def work(procs: list[psutil.Process]) -> dict[str, float]:
+    """Counts that a cold cache does not change, summed over ``procs``: read- and write-class system calls,
+    voluntary context switches (a wait: the loop went to sleep with nothing to do) and involuntary ones
+    (the scheduler took the core away), and the CPU split into user and system time. Two runs whose CPU an
+    action differs while these an action agree did the same work at different prices (caches, a shared
+    core), not different work."""
+    out = {"reads": 0.0, "writes": 0.0, "waits": 0.0, "preempted": 0.0, "user": 0.0, "system": 0.0}
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            io, switches, t = p.io_counters(), p.num_ctx_switches(), p.cpu_times()
+            out["reads"] += io.read_count
+            out["writes"] += io.write_count
+            out["waits"] += switches.voluntary
+            out["preempted"] += switches.involuntary
+            out["user"] += t.user
+            out["system"] += t.system
+    return out
+
+
+def per_action(before: dict[str, float], after: dict[str, float], actions: int) -> dict[str, float]:
+    """:func:`work`'s growth over a window, per committed action (CPU in ms)."""
+    scale = {"user": 1000.0, "system": 1000.0}
+    return {key: round(scale.get(key, 1.0) * (after[key] - before[key]) / max(1, actions), 3)
+            for key in before}
+
+
 def pct(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -631,6 +657,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             h0 = await metrics_sum(http, server.metrics_urls())
             wal0 = await wal_position(server.postgres_url)
             c0 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
+            k0 = (work(server_procs), work(db_procs))
             b0 = cpu(bot_procs)
             w0_cpu = [cpu([p]) for p in server_procs]
             e0 = {role: cpu(procs) for role, procs in extra.items()}
@@ -660,6 +687,7 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             await canary_task
             wall = time.perf_counter() - w0
             c1 = (cpu(server_procs), cpu(db_procs), cpu(gen_procs))
+            k1 = (work(server_procs), work(db_procs))
             b1 = cpu(bot_procs)
             w1_cpu = [cpu([p]) for p in server_procs]
             e1 = {role: cpu(procs) for role, procs in extra.items()}
@@ -709,6 +737,10 @@ async def run_load(server: Server | ClusterServer, pg: Postgres | None, n: int, 
             (wal1 - wal0) / max(1, stats.actions)),
         "workers_cpu_ms_per_action": round(1000 * (c1[0] - c0[0]) / max(1, stats.actions), 3),
         "db_cpu_ms_per_action": round(1000 * (c1[1] - c0[1]) / max(1, stats.actions), 3),
+        # What the workers and the database did an action, in counts a cold cache does not change
+        # (:func:`work`).
+        "workers_work_per_action": per_action(k0[0], k1[0], stats.actions),
+        "db_work_per_action": per_action(k0[1], k1[1], stats.actions),
         "tables": n, "tables_seated": seated, "period": period, "generator_processes": procs,
         "seconds": round(wall, 1),
         "setup_seconds": round(setup, 1),
@@ -795,6 +827,8 @@ def show(db: str, r: dict[str, Any]) -> None:
               f"WAL {r['wal_bytes_per_action']} bytes/action  "
               f"load {r['load_before'][0]}->{r['load_after'][0]}  "
               f"errors {r['errors']} dropped {r['dropped']}", flush=True)
+        print(f"    an action, workers {r['workers_work_per_action']}  PostgreSQL {r['db_work_per_action']}  "
+              f"journal rows a batch {r['journal_rows_per_batch']}", flush=True)
         return
 
     if r.get("practice"):
@@ -848,7 +882,8 @@ def bench_cluster(args: argparse.Namespace) -> list[dict[str, Any]]:
             base_url = pg.start()
         results = []
         for workers in args.workers:
-            for n in args.tables:
+            for each in args.tables:
+                n = each * workers if args.per_worker else each
                 url = create_database(base_url, prefix="bench_")
                 server = ClusterServer(url, workers, {}, args.redis)
                 server.start()
@@ -943,6 +978,9 @@ def main() -> None:
     parser.add_argument("--workers", default="",
                         help="comma list of worker counts: clusters behind HAProxy on PostgreSQL "
                              "(--db postgresql or url), one run per count and --tables")
+    parser.add_argument("--per-worker", action="store_true",
+                        help="with --workers: --tables counts tables a worker (N workers carry N times as "
+                             "many), to compare clusters at the same load a worker")
     parser.add_argument("--redis", action="store_true",
                         help="with --workers: start a Redis for the workers' bus (needs the Redis bus)")
     args = parser.parse_args()
