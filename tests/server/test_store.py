@@ -1,7 +1,7 @@
 """A table runtime over the in-memory store: check, reduce, commit, publish, with no database; a store that
 has moved on refuses the commit and the table's memory stays as it was; a bot's only legal action is played
 by the table itself, no bot process asked and no view built (a fifth of the bots' moves), and the game is
-the one the bots would have played."""
+the one the bots would have played; a person's turn clock starts the bots' pool, which its end needs."""
 
 from __future__ import annotations
 
@@ -137,5 +137,37 @@ def test_a_bots_only_legal_action_is_played_without_asking_a_bot(ruleset: str, l
         assert sorted(pool.asked) == sorted(n for n in moves if n > 1)  # each other move asked once
         table.shutdown()
         host.bots.stop()
+
+    asyncio.run(go())
+
+
+class WarmingPool(BotPool):
+    """Counts the calls that start the pool, and starts nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.warmed = 0
+
+    def warm(self) -> None:
+        self.warmed += 1
+
+
+def test_a_persons_turn_clock_starts_the_bots_pool_before_it_runs_out() -> None:
+    """Four people, a 30 s clock: the first turn's clock starts the pool (a clock that runs out is a bot's
+    move for the person), so that move does not wait for the processes to start and load the bots' kernels
+    (seconds on a busy machine) at a table of people only. Without a clock, nothing starts it."""
+    async def go() -> None:
+        for turn_seconds, warmed in ((30, True), (0, False)):
+            host = Host()
+            host.bots = pool = WarmingPool()
+            settings = TableSettings("koutchina", "micro", 0, turn_seconds=turn_seconds)
+            state, events = create(Create(1, settings))
+            table = runtime_of(host, await host.store.load(await host.store.create(state, events), 16)
+                               or pytest.fail("not created"))
+            for account in (1, 2, 3, 4):
+                await table.join(account, f"p{account}", False, None, False, None)
+            assert table.status == "playing" and (table.deadline is not None) is warmed
+            assert (pool.warmed > 0) is warmed, (turn_seconds, pool.warmed)
+            table.shutdown()
 
     asyncio.run(go())

@@ -97,9 +97,13 @@ def test_countdown_bot_takeover_and_back(people: Any, paced_server: Any) -> None
     later = _clock(page, 0)
     assert later is not None and later < first, (first, later)
     # At zero a bot plays for us: the away note with its button, the away marker, no "Your turn".
-    page.wait_for_selector("#away-note", timeout=(CLOCK + 4) * 1000)
+    # Not before the clock ran out; and soon after it, not at the minute's sweep. The upper bound leaves room
+    # for a loaded CI machine (the takeover's move, its broadcast and the page's drawing took 7.4 s once on
+    # two cores shared with another test worker): the bug it is there for is a takeover that waits for the
+    # sweep, 60 s.
+    page.wait_for_selector("#away-note", timeout=(CLOCK + 12) * 1000)
     took = time.monotonic() - seen_turn
-    assert CLOCK - 1.5 <= took <= CLOCK + 3, took
+    assert CLOCK - 1.5 <= took <= CLOCK + 10, took
     assert "away" in w.badges(page, 0) and w.badges(page, 0)["away"]
     assert page.inner_text("#turn") != "Your turn"
     assert not page.locator("#clock-warning:visible").count()

@@ -6,7 +6,8 @@ event loop (every table waits while it has it, which is why the server once shor
 interval); in a process it costs the loop only the pickling of the seat's view and of the answer.
 
 The processes are a :class:`~.workers.ProcessPool`: started in the background when a table with bots first
-plays (a server whose tables have no bots never forks), by ``forkserver`` with the bots preloaded, ending
+plays, or a person's turn clock first runs (it may end in a bot's move for them; a server whose tables
+have neither never forks), by ``forkserver`` with the bots preloaded, ending
 with the server even when it is killed, and stopped with the hub. A bot is made for each move from its
 level and a seed of the table, the seat and the version (the bots keep nothing between moves but their
 random state, so a move is the same whichever worker makes it, and no table's bot lives in a worker).
