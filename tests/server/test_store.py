@@ -13,9 +13,9 @@ import pytest
 from estimation.server.config import Settings
 from estimation.server.table.bot_pool import BotPool
 from estimation.server.table.hints import HintPool
-from estimation.server.table.reducer import BotAct, Create, TableSettings, TableState, create
+from estimation.server.table.reducer import BotAct, Create, Events, TableSettings, TableState, create
 from estimation.server.table.runtime import TableError, TableRuntime, runtime_of
-from estimation.server.table.store import MemoryTableStore, StaleVersion
+from estimation.server.table.store import MemoryTableStore, StaleVersion, TableStore
 
 
 class Host:
@@ -23,15 +23,20 @@ class Host:
 
     def __init__(self) -> None:
         self.settings = Settings(database_url="sqlite+aiosqlite://", bot_delay=0.0)
-        self.store = MemoryTableStore()
+        #: The in-memory store itself (its wallets and tables are read by the tests), and as a table sees it.
+        self.memory = MemoryTableStore()
+        self.store: TableStore = self.memory
         self.hints = HintPool()
         self.bots = BotPool(1)
-        self.changes: list[list[dict[str, Any]]] = []
+        self.changes: list[Events] = []
 
-    def table_changed(self, runtime: TableRuntime, events: list[dict[str, Any]]) -> None:
+    def table_changed(self, runtime: TableRuntime, events: Events) -> None:
         self.changes.append(events)
 
     def retire(self, runtime: TableRuntime) -> None:
+        pass
+
+    def lost(self, runtime: TableRuntime) -> None:
         pass
 
 
@@ -44,20 +49,20 @@ async def open_table(host: Host, stake: int) -> TableRuntime:
 def test_joins_stake_leaves_refund_and_a_full_table_starts_in_memory() -> None:
     async def go() -> None:
         host = Host()
-        host.store.wallets.update(dict.fromkeys(range(1, 6), 50))
+        host.memory.wallets.update(dict.fromkeys(range(1, 6), 50))
         table = await open_table(host, 10)
         for account in (1, 2, 3):
             await table.join(account, f"p{account}", False, None, True, None)
-        assert table.pot == 30 and host.store.wallets[1] == 40
+        assert table.pot == 30 and host.memory.wallets[1] == 40
         await table.leave(2)
-        assert table.pot == 20 and host.store.wallets[2] == 50
+        assert table.pot == 20 and host.memory.wallets[2] == 50
         with pytest.raises(TableError) as refused:
             await table.join(1, "again", False, None, True, None)
         assert refused.value.code == "already_seated" and table.version == 4
         for account in (4, 5):
             await table.join(account, f"p{account}", False, None, True, None)
         assert table.status == "playing" and table.game is not None and table.pot == 40
-        assert sum(host.store.wallets.values()) + table.pot == 250
+        assert sum(host.memory.wallets.values()) + table.pot == 250
         assert [e["kind"] for e in host.changes[-1]] == ["join", "start"]
         reloaded = runtime_of(host, await host.store.load(table.id, 16) or pytest.fail("no table"))
         assert reloaded.version == table.version and [v for v, _ in reloaded.buffer] == [0, 1, 2, 3, 4, 5, 6]
@@ -70,9 +75,9 @@ def test_a_store_that_moved_on_refuses_and_memory_stays_as_it_was() -> None:
         host = Host()
         table = await open_table(host, 0)
         await table.join(1, "a", False, None, False, None)
-        stored = host.store.tables[table.id]
-        host.store.tables[table.id] = TableState(stored.rules, 1, "open", stored.version + 1, 0, stored.seats,
-                                                 None)
+        stored = host.memory.tables[table.id]
+        host.memory.tables[table.id] = TableState(stored.rules, 1, "open", stored.version + 1, 0,
+                                                  stored.seats, None)
         with pytest.raises(StaleVersion):
             await table.join(2, "b", False, None, False, None)
         assert table.version == 1 and [s.account_id for s in table.seats] == [1, None, None, None]
@@ -83,7 +88,7 @@ def test_a_store_that_moved_on_refuses_and_memory_stays_as_it_was() -> None:
 def test_a_wallet_that_cannot_pay_refuses_the_join() -> None:
     async def go() -> None:
         host = Host()
-        host.store.wallets[1] = 5
+        host.memory.wallets[1] = 5
         table = await open_table(host, 10)
         with pytest.raises(TableError) as refused:
             await table.join(1, "a", False, None, True, None)
