@@ -160,7 +160,8 @@ class WarmingPool(BotPool):
 def test_a_persons_turn_clock_starts_the_bots_pool_before_it_runs_out() -> None:
     """Four people, a 30 s clock: the first turn's clock starts the pool (a clock that runs out is a bot's
     move for the person), so that move does not wait for the processes to start and load the bots' kernels
-    (seconds on a busy machine) at a table of people only. Without a clock, nothing starts it."""
+    (0.6 s from numba's cache, seconds on a first compile) at a table of people only. Without a clock,
+    nothing starts it."""
     async def go() -> None:
         for turn_seconds, warmed in ((30, True), (0, False)):
             host = Host()
